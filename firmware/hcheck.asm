@@ -54,6 +54,81 @@ hcheck_cases_end:
 hcheck_handler_va:
 	dq	PVSMM_WINDOW_BASE
 
+; Known answers for the time math, so that a wrong pm_math in the image is
+; caught too (the cases above only check the handler against the same
+; macros).  Computed offline with the C definition (abi.h, Linux's
+; pvclock_scale_delta, 128-bit ns * 3579545 / 10^9):
+;	tsc_timestamp, system_time, mul, shift, tsc, expected ns, ticks
+%macro HC_KAT 7
+	dq	%1, %2
+	dd	%3
+	dd	%4
+	dq	%5, %6
+	dd	%7, 0
+%endmacro
+%define KAT_TS		0
+%define KAT_ST		8
+%define KAT_MUL		16
+%define KAT_SHIFT	20
+%define KAT_TSC		24
+%define KAT_NS		32
+%define KAT_TICKS	40
+%define KAT_SIZE	48
+hcheck_kat:
+	HC_KAT 0x0000001234567890, 0x0000000000000000, 0x80000000, -1, 0x000000126ff14290, 0x000000000ee6b280, 0x0da7a6
+	HC_KAT 0x00000fedcba98765, 0x0000123456789abc, 0x9abcdef0, 0, 0x00000feeeeeeeeee, 0x0000123506873fa3, 0x31989f
+	HC_KAT 0x0000000000001000, 0x00000000ffffffff, 0xfedcba98, 2, 0x00000000f0001000, 0x00000004bbbbbbb9, 0x566362
+	HC_KAT 0x7fffffff00000000, 0x0001000000000000, 0xffffffff, -5, 0x8000001000000000, 0x0001000087ffffff, 0x4955c2
+	HC_KAT 0x00000000deadbeef, 0x0000000000000001, 0x00000001, 5, 0xffffffffdeadbeef, 0x00000000ffffffe1, 0xea96cc
+	HC_KAT 0x0123456789abcdef, 0x7000000000000000, 0x12345678, -31, 0x0123456789abcdef, 0x7000000000000000, 0x788374
+hcheck_kat_end:
+
+; run_kat: returns EAX = number of failed vectors.  Clobbers RCX, RDX, RSI,
+; RDI, R8, R9.
+run_kat:
+	push	rbp
+	sub	rsp, PVSMM_PVCLOCK_SIZE
+	mov	rbp, rsp		; a struct pvsmm_pvclock on the stack
+	lea	rsi, [hcheck_kat]
+	xor	r9d, r9d
+.vector:
+	mov	rax, [rsi + KAT_TS]
+	mov	[rbp + PVSMM_PVCLOCK_tsc_timestamp], rax
+	mov	rax, [rsi + KAT_ST]
+	mov	[rbp + PVSMM_PVCLOCK_system_time], rax
+	mov	eax, [rsi + KAT_MUL]
+	mov	[rbp + PVSMM_PVCLOCK_tsc_to_system_mul], eax
+	mov	al, [rsi + KAT_SHIFT]
+	mov	[rbp + PVSMM_PVCLOCK_tsc_shift], al
+	mov	rax, [rsi + KAT_TSC]
+	PVSMM_PVCLOCK_NS rbp
+	mov	r8, rax
+	PVSMM_NS_TO_TICKS
+	cmp	r8, [rsi + KAT_NS]
+	jne	.bad
+	cmp	eax, [rsi + KAT_TICKS]
+	je	.ok
+.bad:
+	inc	r9d
+	call	serial_lock
+	PUTS	"pvsmm: pm_math known-answer test FAILED: ns="
+	PUTHEX	r8
+	PUTS	" ticks="
+	PUTHEX	rax
+	PUTS	" expected "
+	PUTHEX	[rsi + KAT_NS]
+	PUTS	`\n`
+	call	serial_unlock
+.ok:
+	add	rsi, KAT_SIZE
+	lea	rax, [hcheck_kat_end]
+	cmp	rsi, rax
+	jb	.vector
+	mov	eax, r9d
+	add	rsp, PVSMM_PVCLOCK_SIZE
+	pop	rbp
+	ret
+
 ; hcheck: BSP only, after install_handler.  Sets SH_HCHECK_FAIL.
 hcheck:
 	push	rbx
@@ -64,7 +139,8 @@ hcheck:
 		PVSMM_FW_WINDOW_PDPT_GPA | PTE_P | PTE_RW | PTE_A
 	lea	r12, [hcheck_cases]
 	xor	r13d, r13d		; cases run
-	xor	r14d, r14d		; cases failed
+	call	run_kat
+	mov	r14d, eax		; cases failed (+ failed known answers)
 .case:
 	cmp	byte [r12 + 1], PVSMM_RETURN_IRET
 	je	.run
@@ -114,7 +190,9 @@ hcheck:
 	call	serial_lock
 	PUTS	"pvsmm: local handler check: "
 	PUTDEC	r13
-	PUTS	" cases, "
+	PUTS	" cases + "
+	PUTDEC	(hcheck_kat_end - hcheck_kat) / KAT_SIZE
+	PUTS	" known answers, "
 	PUTDEC	r14
 	PUTS	" failed"
 	cmp	r13d, HC_NCASES

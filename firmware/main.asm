@@ -35,6 +35,9 @@ bsp_main64:
 	call	install_handler
 	call	hcheck
 	call	register_handler
+%ifdef PVSMM_FW_QEMU_TEST
+	call	qemu_test_setup		; test image only, see qemu.asm
+%endif
 
 	mov	dword [abs SH_READY], 1	; everything the APs use is in place
 	call	run_selftest

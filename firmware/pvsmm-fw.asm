@@ -17,6 +17,8 @@
 ;	selftest.asm	check and bench phases, the summary
 ;	handler.asm	the reflection handler (position-independent blob)
 ;	pm_math.asm	the time math shared by handler, self-test and tests
+;	qemu.asm	test image only (-DPVSMM_FW_QEMU_TEST): AP start-up by
+;			SIPI and q35's PM timer, for plain QEMU
 ;
 ; Only addresses inside the image are 0xffffxxxx; in 64-bit code such
 ; operands are RIP-relative (default rel), low-memory ones are [abs ...].
@@ -44,6 +46,9 @@
 %include "hcheck.asm"
 %include "selftest.asm"
 %include "handler.asm"
+%ifdef PVSMM_FW_QEMU_TEST
+%include "qemu.asm"		; test image only
+%endif
 
 ; The reset vector: CS base 0xffff0000, IP 0xfff0, real mode.
 	section	.reset

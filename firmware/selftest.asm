@@ -94,11 +94,14 @@ run_selftest:
 	mov	edx, PVSMM_MARKER_PORT
 	out	dx, eax
 	mov	r13, [abs SH_READS]
+	xor	esi, esi
+	mov	ebx, esi
 	test	r13, r13
 	jz	.bench_end
 	mov	edx, [abs SH_PORT]
 	in	eax, dx			; read 1 of r13: the first "prev"
 	mov	esi, eax
+	mov	ebx, eax		; first value, for the log
 	dec	r13
 	jz	.bench_end
 .bench_loop:
@@ -120,6 +123,13 @@ run_selftest:
 
 	; ---- (c) report ----
 	call	serial_lock
+	PUTS	"pvsmm: vCPU "
+	PUTDEC	r15
+	PUTS	" bench: first="
+	PUTHEX	rbx
+	PUTS	" last="
+	PUTHEX	rsi
+	PUTS	`\n`
 	PUTS	"PVSMM-VCPU idx="
 	PUTDEC	r15
 	PUTS	" check_failures="
