@@ -15,9 +15,15 @@
 ; the iretq frame), every other register = the interrupted value.
 ;
 ; The hot path (PVSMM_RETURN_IRET, 32-bit IN) is straight-line apart from
-; the never-taken retry branch: 35 instructions from entry to iretq when
+; the never-taken retry branch: 33 instructions from entry to iretq when
 ; tsc_shift <= 0 (3 more for a positive shift).  It clobbers only RCX, RDX
 ; and RSI besides RAX, and puts them back from its private stack.
+
+; size, direction, return_method, pad0 as one little-endian dword.
+%define FAST_CASE	(4 | (PVSMM_DIR_IN << 8) | (PVSMM_RETURN_IRET << 16))
+%if PVSMM_SAVE_direction != PVSMM_SAVE_size + 1 || PVSMM_SAVE_return_method != PVSMM_SAVE_size + 2
+%error save area fields moved: FAST_CASE no longer matches
+%endif
 
 	bits	64
 	default	rel
@@ -39,33 +45,45 @@ pvsmm_handler:
 
 	inc	qword [rdi + PVSMM_SAVE_handler_runs]	; per-vCPU, no LOCK
 
-	cmp	byte [rdi + PVSMM_SAVE_return_method], PVSMM_RETURN_IRET
-	jne	.exit_return
-
-	; Merge into the interrupted RAX with IN semantics: a 32-bit IN
-	; zero-extends into RAX (done: RAX = ticks), 16/8-bit ones replace
-	; only AX/AL.
-	cmp	byte [rdi + PVSMM_SAVE_size], 4
-	jne	.narrow
-.merged:
-	; Fast path: RDI is restored last, it is our base pointer.
+	; The common case in one compare: size 4, direction IN, return IRET
+	; (and pad0 = 0, which the host leaves zero; if it does not, the slow
+	; path below decides field by field, correctly, just slower).
+	cmp	dword [rdi + PVSMM_SAVE_size], FAST_CASE
+	jne	.slow
+.done:
+	; IRET return: RDI is restored last, it is our base pointer.  A
+	; 32-bit IN zero-extends into RAX: that is RAX = ticks already.
 	pop	rsi
 	pop	rdx
 	pop	rcx
 	mov	rdi, [rdi + PVSMM_SAVE_rdi]
 	iretq
 
-.narrow:
+.slow:
+	cmp	byte [rdi + PVSMM_SAVE_direction], PVSMM_DIR_IN
+	jne	.not_in
+	cmp	byte [rdi + PVSMM_SAVE_return_method], PVSMM_RETURN_IRET
+	jne	.exit_return
+	; Merge with IN semantics: 16/8-bit INs replace only AX/AL.
+	cmp	byte [rdi + PVSMM_SAVE_size], 4
+	je	.done
 	mov	rdx, [rdi + PVSMM_SAVE_rax]
 	cmp	byte [rdi + PVSMM_SAVE_size], 2
 	je	.word
 	mov	dl, al			; size 1 (the host reflects 1, 2, 4 only)
 	mov	rax, rdx
-	jmp	.merged
+	jmp	.done
 .word:
 	mov	dx, ax
 	mov	rax, rdx
-	jmp	.merged
+	jmp	.done
+
+	; Not a read (the ABI reflects only INs today): the access produces
+	; no value, so RAX stays the interrupted one on either return.
+.not_in:
+	mov	rax, [rdi + PVSMM_SAVE_rax]
+	cmp	byte [rdi + PVSMM_SAVE_return_method], PVSMM_RETURN_IRET
+	je	.done
 
 	; Generic path (PVSMM_RETURN_EXIT, or any method we do not know): the
 	; host keeps the interrupted state itself; it takes the low size bytes

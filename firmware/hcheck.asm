@@ -36,20 +36,24 @@
 %define HC_REG(n)	(SH_SIM_REGS + (n) * 8)	; 0 rax 1 rbx 2 rcx 3 rdx 4 rsi
 						; 5 rdi 6 rbp 7 rsp 8-15 r8-r15
 						; 16 rflags
-; Case table: size, return method, tsc_shift (method 3 is unknown to the
-; ABI: the handler must treat it like EXIT).
+; Case table: size, return method, tsc_shift, direction.  Method 3 is
+; unknown to the ABI: the handler must treat it like EXIT.  Direction OUT
+; is not reflected today; the handler must then leave RAX alone.
+%define HC_CASE_SIZE	4
 hcheck_cases:
-	db	4, PVSMM_RETURN_IRET, -1
-	db	2, PVSMM_RETURN_IRET, -1
-	db	1, PVSMM_RETURN_IRET, 0
-	db	4, PVSMM_RETURN_IRET, 2
-	db	2, PVSMM_RETURN_IRET, -5
-	db	4, PVSMM_RETURN_EXIT, -1
-	db	2, PVSMM_RETURN_EXIT, 1
-	db	1, PVSMM_RETURN_EXIT, -1
-	db	4, 3, -1
+	db	4, PVSMM_RETURN_IRET, -1, PVSMM_DIR_IN
+	db	2, PVSMM_RETURN_IRET, -1, PVSMM_DIR_IN
+	db	1, PVSMM_RETURN_IRET, 0, PVSMM_DIR_IN
+	db	4, PVSMM_RETURN_IRET, 2, PVSMM_DIR_IN
+	db	2, PVSMM_RETURN_IRET, -5, PVSMM_DIR_IN
+	db	4, PVSMM_RETURN_IRET, -1, PVSMM_DIR_OUT
+	db	4, PVSMM_RETURN_EXIT, -1, PVSMM_DIR_IN
+	db	2, PVSMM_RETURN_EXIT, 1, PVSMM_DIR_IN
+	db	1, PVSMM_RETURN_EXIT, -1, PVSMM_DIR_IN
+	db	4, 3, -1, PVSMM_DIR_IN
+	db	2, PVSMM_RETURN_EXIT, -1, PVSMM_DIR_OUT
 hcheck_cases_end:
-%define HC_NCASES	((hcheck_cases_end - hcheck_cases) / 3)
+%define HC_NCASES	((hcheck_cases_end - hcheck_cases) / HC_CASE_SIZE)
 
 hcheck_handler_va:
 	dq	PVSMM_WINDOW_BASE
@@ -150,6 +154,7 @@ hcheck:
 	movzx	ebx, byte [r12]		; size
 	movzx	ecx, byte [r12 + 1]	; method
 	movsx	edx, byte [r12 + 2]	; shift
+	movzx	esi, byte [r12 + 3]	; direction
 	call	hcheck_one
 	inc	r13
 	test	eax, eax
@@ -166,13 +171,16 @@ hcheck:
 	PUTS	" shift="
 	movsx	rcx, byte [r12 + 2]
 	PUTSDEC	rcx
+	PUTS	" direction="
+	movzx	ecx, byte [r12 + 3]
+	PUTDEC	rcx
 	PUTS	" what="
 	PUTDEC	rax
 	PUTS	`\n`
 	call	serial_unlock
 .next:
 .skip:
-	add	r12, 3
+	add	r12, HC_CASE_SIZE
 	lea	rax, [hcheck_cases_end]
 	cmp	r12, rax
 	jb	.case
@@ -207,7 +215,8 @@ hcheck:
 	pop	rbx
 	ret
 
-; hcheck_one: EBX = size, ECX = return method, EDX = tsc_shift.
+; hcheck_one: EBX = size, ECX = return method, EDX = tsc_shift,
+; ESI = direction.
 ; Returns EAX = 0 if the case passed.  Clobbers RBX, RCX, RDX, RSI, RDI,
 ; R8-R11 (the handler is entered with every register overwritten).
 hcheck_one:
@@ -221,7 +230,7 @@ hcheck_one:
 	mov	edi, HC_SA
 	mov	word [rdi + PVSMM_SAVE_port], PVSMM_PM_TIMER_DEFAULT_PORT
 	mov	[rdi + PVSMM_SAVE_size], bl
-	mov	byte [rdi + PVSMM_SAVE_direction], PVSMM_DIR_IN
+	mov	[rdi + PVSMM_SAVE_direction], sil
 	mov	[rdi + PVSMM_SAVE_return_method], cl
 	mov	word [rdi + PVSMM_SAVE_return_port], PVSMM_DEFAULT_RETURN_PORT
 	mov	dword [rdi + PVSMM_SAVE_result], 0
@@ -230,6 +239,7 @@ hcheck_one:
 	mov	rax, HC_RDI
 	mov	[rdi + PVSMM_SAVE_rdi], rax
 	mov	qword [rdi + PVSMM_SAVE_handler_runs], 0
+	mov	byte [rdi + PVSMM_SAVE_return_method + 1], 0	; pad0
 	lea	rbp, [rdi + PVSMM_SAVE_pvclock]
 	mov	dword [rbp + PVSMM_PVCLOCK_version], 2
 	mov	[rbp + PVSMM_PVCLOCK_tsc_shift], dl
@@ -334,6 +344,23 @@ hcheck_verify:
 	cmp	qword [abs HC_SA + PVSMM_SAVE_handler_runs], 1
 	jne	.out
 
+	; Direction OUT: no value, RAX (or result's low 32 bits) unchanged.
+	cmp	byte [abs HC_SA + PVSMM_SAVE_direction], PVSMM_DIR_IN
+	je	.in
+	mov	eax, 102
+	mov	rdx, HC_RAX
+	cmp	r12d, PVSMM_RETURN_IRET
+	jne	.out_exit
+	cmp	[abs HC_REG(0)], rdx
+	jne	.out
+	jmp	.regs
+.out_exit:
+	cmp	[abs HC_SA + PVSMM_SAVE_result], edx
+	jne	.out
+	xor	eax, eax
+	jmp	.out
+.in:
+
 	; The value: RAX after iretq, save_area.result after the OUT.  The
 	; bits the access size does not cover must be the interrupted RAX's
 	; (IN AL/AX) or zero (IN EAX, and in result above the 24 bits).
@@ -385,6 +412,7 @@ hcheck_verify:
 	jne	.out			; the host restores registers on EXIT
 
 	; Registers: everything but RAX preserved, RDI from the save area.
+.regs:
 %macro HC_EXPECT 2
 	mov	rdx, %2
 	cmp	[abs HC_REG(%1)], rdx
