@@ -19,7 +19,17 @@ bsp_main64:
 	cmp	dword [abs SH_BOOTINFO_OK], 0
 	jne	.have_bootinfo
 	PUTS	`pvsmm: no bootinfo, using defaults\n`
+	jmp	.config
 .have_bootinfo:
+	mov	eax, [abs SH_NR_ASKED]
+	cmp	eax, [abs SH_NR_VCPUS]
+	je	.config
+	PUTS	"pvsmm: bootinfo asks for "
+	PUTDEC	rax
+	PUTS	" vCPUs; the firmware runs 1.."
+	PUTDEC	PVSMM_FW_MAX_VCPUS
+	PUTS	`\n`
+.config:
 	PUTS	"pvsmm: pm_timer_port="
 	mov	eax, [abs SH_PORT]
 	PUTHEX	rax
@@ -65,6 +75,7 @@ read_bootinfo:
 	jne	.out
 	mov	dword [abs SH_BOOTINFO_OK], 1
 	mov	eax, [rsi + PVSMM_BOOTINFO_nr_vcpus]
+	mov	[abs SH_NR_ASKED], eax
 	mov	ecx, 1
 	test	eax, eax
 	cmovz	eax, ecx

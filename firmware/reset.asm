@@ -39,7 +39,7 @@ gdt:
 	dq	0x00af9b000000ffff		; 0x18: code64 (L=1)
 gdt_end:
 
-; Loaded by `o32 lgdt` (real mode) and `lgdt` (32-bit mode): 32-bit base.
+; Loaded by `o32 lgdt` in real mode, so the full 32-bit base is used.
 gdt_desc:
 	dw	gdt_end - gdt - 1
 	dd	gdt
