@@ -75,7 +75,7 @@ cp "$moddir/../virt/lib/irqbypass.ko" "$moddir/drivers/crypto/ccp/ccp.ko" \
 cp "$kvm_dir/kvm.ko" "$kvm_dir/kvm-amd.ko" "$root/modules/"
 
 # pvsmm's own binaries, whatever has been built so far.
-for f in build/host/pvsmm-vmm build/firmware/pvsmm-fw.bin tests/lab/guest-tests.sh; do
+for f in build/host/pvsmm-vmm build/firmware/pvsmm-fw.bin tests/lab/guest-runs.sh; do
 	[ -e "$top/$f" ] && cp "$top/$f" "$root/pvsmm/"
 done
 for spec in "${extra[@]}"; do

@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: MIT
+#
+# pvsmm: paravirtual SMM-style reflection of PM timer reads for KVM.
+#
+#   make            firmware image and VMM (build/)
+#   make demo       the exit/cost comparison in the nested KVM lab
+#   make check      every test: unit, ABI mirror, command line, lab
+#   make deps       the Debian packages everything needs (run as root)
+#
+# Everything is built under build/; nothing downloaded or built is tracked.
+
+SHELL   := /bin/bash
+BUILD   := build
+CC      ?= cc
+CFLAGS  := -std=c11 -Wall -Wextra -Werror -O2 -Iinclude
+
+.PHONY: all deps firmware host abi-inc abi-check unit lab-check check demo clean
+
+all: firmware host
+
+deps:
+	@tools/install-deps.sh
+
+firmware: | deps
+	$(MAKE) -C firmware
+
+host: | deps
+	$(MAKE) -C host
+
+# The NASM mirror of the C ABI headers is generated, committed (so the
+# firmware reads like firmware) and checked by `make check`.
+$(BUILD)/gen-abi-inc: tools/gen-abi-inc.c include/pvsmm/abi.h include/pvsmm/layout.h
+	@mkdir -p $(BUILD)
+	$(CC) $(CFLAGS) -o $@ $<
+
+abi-inc: $(BUILD)/gen-abi-inc
+	$< >include/pvsmm/abi.inc
+
+abi-check: $(BUILD)/gen-abi-inc
+	@$< | diff -u include/pvsmm/abi.inc - || \
+		{ echo "include/pvsmm/abi.inc is stale: run 'make abi-inc'" >&2; exit 1; }
+	@echo "abi: include/pvsmm/abi.inc matches the C headers"
+
+UNIT_SRCS := $(wildcard tests/unit/*.c) host/pm_ticks.c
+
+$(BUILD)/unit-tests: $(UNIT_SRCS) tests/unit/test.h firmware | deps
+	$(CC) $(CFLAGS) -o $@ $(UNIT_SRCS) $(BUILD)/firmware/pm_math.o
+
+unit: $(BUILD)/unit-tests host
+	$(BUILD)/unit-tests
+	$(MAKE) -C host check
+
+lab-check: all
+	tests/lab/check.py --modules stock
+
+check: abi-check unit lab-check
+
+demo: all
+	tools/compare.py
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: MIT
+"""Runs pvsmm-vmm in the nested KVM lab and takes its output apart.
+
+One lab boot runs many VMM runs (tests/lab/guest-runs.sh); each run gives
+its exit status, the firmware self-test line and the VMM's PVSMM-STATS
+JSON.  Used by the lab tests (tests/lab/check.py) and the benchmark
+(tools/compare.py), so both read the lab the same way.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+class Run:
+    def __init__(self, run_id, mode, vcpus, reads, check_reads, options=()):
+        self.id, self.mode, self.vcpus = run_id, mode, vcpus
+        self.reads, self.check_reads = reads, check_reads
+        self.options = list(options)
+        self.rc = None
+        self.output = []
+        self.selftest = None
+        self.stats = None
+
+    def spec(self):
+        words = [self.id, self.mode, str(self.vcpus), str(self.reads),
+                 str(self.check_reads)] + self.options
+        return " ".join(words)
+
+    def describe(self):
+        extra = " " + " ".join(self.options) if self.options else ""
+        return "%s (%s, %d vCPU%s%s)" % (self.id, self.mode, self.vcpus,
+                                        "s" if self.vcpus > 1 else "", extra)
+
+
+SELFTEST = re.compile(r"PVSMM-SELFTEST (.*)$")
+
+
+def parse_selftest(line):
+    fields = {}
+    for word in line.split():
+        key, _, value = word.partition("=")
+        fields[key] = int(value) if value.isdigit() else value
+    return fields
+
+
+def run_lab(runs, modules="stock", icount=True, timeout=1200, log=None):
+    """Boots the lab once and performs every run; fills in each Run."""
+    cmd = [os.path.join(TOP, "tests/lab/run-in-lab.sh"), "--modules", modules,
+           "--timeout", str(timeout)]
+    if icount:
+        cmd.append("--icount")
+    if log:
+        cmd += ["--log", log]
+    inner = "sh /pvsmm/guest-runs.sh " + " ".join("'%s'" % r.spec() for r in runs)
+    cmd += ["--", inner]
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, errors="replace")
+    by_id = {r.id: r for r in runs}
+    current = None
+    for line in proc.stdout.splitlines():
+        m = re.match(r"=== RUN (\S+)$", line)
+        if m:
+            current = by_id.get(m.group(1))
+            continue
+        m = re.match(r"=== END (\S+) rc=(\d+)$", line)
+        if m and current is not None:
+            current.rc = int(m.group(2))
+            current = None
+            continue
+        if current is None:
+            continue
+        current.output.append(line)
+        m = SELFTEST.search(line)
+        if m:
+            current.selftest = parse_selftest(m.group(1))
+        if line.startswith("PVSMM-STATS "):
+            try:
+                current.stats = json.loads(line[len("PVSMM-STATS "):])
+            except ValueError as err:
+                current.output.append("(unparsable PVSMM-STATS: %s)" % err)
+    if proc.returncode == 125 or any(r.rc is None for r in runs):
+        sys.stderr.write(proc.stderr)
+    return proc.returncode, proc.stderr
