@@ -37,7 +37,7 @@ pvsmm_handler:
 	; The host copied this vCPU's kvmclock into the save area at this
 	; reflection, so the time does not depend on which kvmclock page the
 	; OS registered last.  The copy cannot change under us (the host
-	; writes it before entry), but the version protocol costs two
+	; writes it before entry), but the version protocol costs four
 	; instructions and keeps the handler correct should a host ever
 	; refresh it concurrently.
 	PVSMM_PVCLOCK_READ_NS rdi + PVSMM_SAVE_pvclock, esi
