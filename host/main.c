@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pvsmm-vmm: a small VMM on /dev/kvm that runs pvsmm's firmware and its
+ * PM timer self-test/benchmark in one of four PM timer modes.
+ * main.c: command line, then create, run, report.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmm.h"
+#include "stats.h"
+#include "vcpu.h"
+#include "vm.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: " VMM_NAME " --firmware FILE [options]\n"
+"  --firmware FILE     firmware image, exactly %u bytes, mapped read-only\n"
+"                      at 0x%x (reset vector at its end)\n"
+"  --vcpus N           vCPUs, 1..%u (default 1)\n"
+"  --mem MiB           guest RAM from address 0, %u..%u (default 64)\n"
+"  --pmtimer MODE      how PM timer reads are served (default user):\n"
+"                        user          exit to this VMM's device\n"
+"                        reflect-user  this VMM reflects them into the\n"
+"                                      guest's registered handler\n"
+"                        kernel-emu    in-kernel device (patched KVM)\n"
+"                        reflect       KVM reflects them (patched KVM)\n"
+"  --pm-port PORT      PM timer counter port (default 0x%x)\n"
+"  --reads N           bench PM timer reads per vCPU (default 100000)\n"
+"  --check-reads N     reads checked against kvmclock (default 1000)\n"
+"  --return auto|exit  exit: always the generic return (default auto)\n"
+"  --stats FILE        also write the PVSMM-STATS JSON to FILE\n"
+"  --help              this text\n"
+"Exit status: 0 guest passed, 1 guest failed, 2 setup error (arguments,\n"
+"firmware, KVM), 3 VM error (triple fault, unexpected exit).\n"
+"At exit one line 'PVSMM-STATS {json}' goes to stdout.\n",
+		PVSMM_FW_ROM_SIZE, PVSMM_FW_ROM_GPA, VMM_MAX_VCPUS,
+		VMM_MIN_MEM_MIB, VMM_MAX_MEM_MIB, PVSMM_PM_TIMER_DEFAULT_PORT);
+}
+
+/* Parses a whole decimal/0x-hex number in [min, max]. */
+static uint64_t parse_number(const char *opt, const char *arg, uint64_t min,
+			     uint64_t max)
+{
+	char *end;
+
+	errno = 0;
+	if (!arg[0] || arg[0] == '-')
+		goto bad;
+	unsigned long long v = strtoull(arg, &end, 0);
+	if (errno || *end || v < min || v > max)
+		goto bad;
+	return v;
+bad:
+	vmm_die(EXIT_SETUP_ERROR, "%s must be a number in %llu..%llu, not '%s'",
+		opt, (unsigned long long)min, (unsigned long long)max, arg);
+}
+
+static enum pmtimer_mode parse_mode(const char *arg)
+{
+	static const struct { const char *name; enum pmtimer_mode mode; }
+	modes[] = {
+		{ "user", PMTIMER_USER },
+		{ "reflect-user", PMTIMER_REFLECT_USER },
+		{ "kernel-emu", PMTIMER_KERNEL_EMU },
+		{ "reflect", PMTIMER_REFLECT },
+	};
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (!strcmp(arg, modes[i].name))
+			return modes[i].mode;
+	vmm_die(EXIT_SETUP_ERROR,
+		"--pmtimer must be user, reflect-user, kernel-emu or reflect, not '%s'",
+		arg);
+}
+
+/* The PM timer must not shadow one of the VMM's own ports. */
+static void check_pm_port(uint16_t port)
+{
+	if ((port >= PVSMM_SERIAL_PORT && port < PVSMM_SERIAL_PORT + 8) ||
+	    port == PVSMM_DEBUG_EXIT_PORT || port == PVSMM_MARKER_PORT ||
+	    port == PVSMM_DEFAULT_RETURN_PORT)
+		vmm_die(EXIT_SETUP_ERROR,
+			"--pm-port 0x%x collides with one of the VMM's own ports",
+			port);
+}
+
+static void parse_args(int argc, char **argv, struct vmm_options *o)
+{
+	enum { OPT_FIRMWARE = 1, OPT_VCPUS, OPT_MEM, OPT_PMTIMER, OPT_PM_PORT,
+	       OPT_READS, OPT_CHECK_READS, OPT_RETURN, OPT_STATS, OPT_HELP };
+	static const struct option longopts[] = {
+		{ "firmware", required_argument, NULL, OPT_FIRMWARE },
+		{ "vcpus", required_argument, NULL, OPT_VCPUS },
+		{ "mem", required_argument, NULL, OPT_MEM },
+		{ "pmtimer", required_argument, NULL, OPT_PMTIMER },
+		{ "pm-port", required_argument, NULL, OPT_PM_PORT },
+		{ "reads", required_argument, NULL, OPT_READS },
+		{ "check-reads", required_argument, NULL, OPT_CHECK_READS },
+		{ "return", required_argument, NULL, OPT_RETURN },
+		{ "stats", required_argument, NULL, OPT_STATS },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	*o = (struct vmm_options){
+		.nr_vcpus = 1,
+		.mem_mib = 64,
+		.mode = PMTIMER_USER,
+		.pm_port = PVSMM_PM_TIMER_DEFAULT_PORT,
+		.reads_per_vcpu = 100000,
+		.check_reads = 1000,
+		.return_policy = RETURN_AUTO,
+	};
+
+	opterr = 0;	/* we print our own one-line errors */
+	for (;;) {
+		int prev = optind;
+		int c = getopt_long(argc, argv, "", longopts, NULL);
+
+		if (c == -1)
+			break;
+		switch (c) {
+		case OPT_FIRMWARE:
+			o->firmware_path = optarg;
+			break;
+		case OPT_VCPUS:
+			o->nr_vcpus = (unsigned int)parse_number("--vcpus",
+					optarg, 1, VMM_MAX_VCPUS);
+			break;
+		case OPT_MEM:
+			o->mem_mib = parse_number("--mem", optarg,
+					VMM_MIN_MEM_MIB, VMM_MAX_MEM_MIB);
+			break;
+		case OPT_PMTIMER:
+			o->mode = parse_mode(optarg);
+			break;
+		case OPT_PM_PORT:
+			o->pm_port = (uint16_t)parse_number("--pm-port", optarg,
+							    0, 0xffff);
+			break;
+		case OPT_READS:
+			o->reads_per_vcpu = parse_number("--reads", optarg, 0,
+							 UINT64_MAX);
+			break;
+		case OPT_CHECK_READS:
+			o->check_reads = parse_number("--check-reads", optarg,
+						      0, UINT64_MAX);
+			break;
+		case OPT_RETURN:
+			if (!strcmp(optarg, "auto"))
+				o->return_policy = RETURN_AUTO;
+			else if (!strcmp(optarg, "exit"))
+				o->return_policy = RETURN_EXIT;
+			else
+				vmm_die(EXIT_SETUP_ERROR,
+					"--return must be auto or exit, not '%s'",
+					optarg);
+			break;
+		case OPT_STATS:
+			o->stats_path = optarg;
+			break;
+		case OPT_HELP:
+			usage(stdout);
+			exit(0);
+		default: {
+			const char *word = argv[optind > prev ? optind - 1 : prev];
+
+			if (optopt >= OPT_FIRMWARE && optopt <= OPT_HELP)
+				vmm_die(EXIT_SETUP_ERROR,
+					strchr(word, '=') ?
+					"option '%s' takes no value (see --help)" :
+					"option '%s' needs a value (see --help)",
+					word);
+			vmm_die(EXIT_SETUP_ERROR,
+				"unknown option '%s' (see --help)", word);
+		}
+		}
+	}
+	if (optind < argc)
+		vmm_die(EXIT_SETUP_ERROR, "unexpected argument '%s' (see --help)",
+			argv[optind]);
+	if (!o->firmware_path)
+		vmm_die(EXIT_SETUP_ERROR, "--firmware FILE is required (see --help)");
+	check_pm_port(o->pm_port);
+}
+
+int main(int argc, char **argv)
+{
+	static struct vm vm;
+	static uint8_t firmware[PVSMM_FW_ROM_SIZE];
+	struct vmm_options opts;
+	FILE *stats_file = NULL;
+
+	parse_args(argc, argv, &opts);
+	vm_load_firmware(opts.firmware_path, firmware);
+	if (opts.stats_path) {
+		stats_file = fopen(opts.stats_path, "w");
+		if (!stats_file)
+			vmm_die(EXIT_SETUP_ERROR, "cannot write --stats '%s': %s",
+				opts.stats_path, strerror(errno));
+	}
+
+	vm_create(&vm, &opts, firmware);
+	vcpus_create(&vm);
+	vcpus_start(&vm);
+	vcpus_join(&vm);
+
+	int status = atomic_load(&vm.exit_code);
+	if (status < 0)
+		status = EXIT_RUNTIME_ERROR;	/* all threads ended, no verdict */
+	stats_report(&vm, status, stats_file);
+	if (stats_file && fclose(stats_file) != 0)
+		vmm_warn("cannot close --stats '%s'", opts.stats_path);
+	return status;
+}

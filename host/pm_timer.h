@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef PVSMM_PM_TIMER_H
+#define PVSMM_PM_TIMER_H
+
+#include "vmm.h"
+#include "pm_ticks.h"
+
+/* The counter now, from KVM_GET_CLOCK (the guest's kvmclock). */
+uint32_t pm_timer_now(struct vm *vm);
+/* A 1, 2 or 4-byte read of the counter register into data. */
+void pm_timer_read(struct vm *vm, uint8_t *data, uint8_t size);
+
+#endif
