@@ -27,6 +27,7 @@ int main(void)
 	puts("%define PVSMM_ABI_INC");
 	puts("");
 	CONST(PVSMM_ABI_VERSION);
+	CONST(PVSMM_CPUID_LEAF_OFFSET);
 	CONST(PVSMM_CPUID_LEAF);
 	CONST(PVSMM_CPUID_SIGNATURE);
 	CONST(PVSMM_FEATURE_REGISTER);
@@ -48,6 +49,8 @@ int main(void)
 	CONST(PVSMM_PM_TIMER_HZ);
 	CONST(PVSMM_PM_TIMER_MASK);
 	CONST(PVSMM_NSEC_PER_SEC);
+	CONST(PVSMM_PM_TIMER_DEFAULT_PORT);
+	CONST(PVSMM_DEFAULT_RETURN_PORT);
 	puts("");
 	SIZE("PVSMM_DESC_SIZE", pvsmm_descriptor);
 	FIELD("PVSMM_DESC", pvsmm_descriptor, magic);
@@ -62,6 +65,7 @@ int main(void)
 	FIELD("PVSMM_DESC", pvsmm_descriptor, percpu_gpa);
 	FIELD("PVSMM_DESC", pvsmm_descriptor, percpu_va);
 	FIELD("PVSMM_DESC", pvsmm_descriptor, status);
+	FIELD("PVSMM_DESC", pvsmm_descriptor, reserved);
 	puts("");
 	SIZE("PVSMM_PVCLOCK_SIZE", pvsmm_pvclock);
 	FIELD("PVSMM_PVCLOCK", pvsmm_pvclock, version);
@@ -76,6 +80,7 @@ int main(void)
 	FIELD("PVSMM_SAVE", pvsmm_save_area, size);
 	FIELD("PVSMM_SAVE", pvsmm_save_area, direction);
 	FIELD("PVSMM_SAVE", pvsmm_save_area, return_method);
+	FIELD("PVSMM_SAVE", pvsmm_save_area, pad0);
 	FIELD("PVSMM_SAVE", pvsmm_save_area, return_port);
 	FIELD("PVSMM_SAVE", pvsmm_save_area, vcpu_index);
 	FIELD("PVSMM_SAVE", pvsmm_save_area, result);
@@ -101,6 +106,7 @@ int main(void)
 	FIELD("PVSMM_BOOTINFO", pvsmm_bootinfo, reads_per_vcpu);
 	FIELD("PVSMM_BOOTINFO", pvsmm_bootinfo, check_reads);
 	FIELD("PVSMM_BOOTINFO", pvsmm_bootinfo, pm_timer_port);
+	FIELD("PVSMM_BOOTINFO", pvsmm_bootinfo, flags);
 	CONST(PVSMM_FW_STACKS_GPA);
 	CONST(PVSMM_FW_STACK_SIZE);
 	CONST(PVSMM_FW_PAGETABLES_GPA);

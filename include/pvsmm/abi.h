@@ -44,10 +44,16 @@
  *
  * Handler entry state (both paths): 64-bit mode, CPL 0, RFLAGS = 0x2 (IF=0,
  * TF=0, DF=0), RIP = descriptor.handler_va, RDI = linear address of this
- * vCPU's save area, RSP = this vCPU's private stack (on the fast path it
- * points at the iretq frame).  All other registers hold the interrupted
- * values; on the fast path the handler must preserve every register except
- * RAX (the interrupted RDI is in save_area.rdi).
+ * vCPU's save area, RSP = this vCPU's private stack.  Each vCPU n owns one
+ * PVSMM_PERCPU_SIZE area at percpu_va + n * PVSMM_PERCPU_SIZE: the save
+ * area at its start, the stack growing down from its end.  On the fast
+ * path the host pushes the iretq frame at the top, so entry RSP = area end
+ * - sizeof(struct pvsmm_iret_frame); on the generic path RSP = area end.
+ * The handler may use the stack down to the end of the save area.  All
+ * other registers hold the interrupted values; on the fast path the
+ * handler must preserve every register except RAX (the interrupted RDI is
+ * in save_area.rdi).  The host writes the whole host-owned part of the
+ * save area (port .. sequence, padding as zero) at every reflection.
  *
  * Time: at every reflection the host copies the vCPU's current kvmclock
  * parameters into save_area.pvclock (the same values KVM writes to the
