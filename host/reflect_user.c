@@ -175,7 +175,10 @@ static bool read_kvmclock(struct vcpu *v, struct pvsmm_pvclock *out)
 		memcpy(out, area, sizeof(*out));
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&area->version, __ATOMIC_RELAXED) == before) {
+			/* The host owns the copy's padding: always zero. */
 			out->version = before;
+			out->pad0 = 0;
+			memset(out->pad, 0, sizeof(out->pad));
 			return true;
 		}
 	}
