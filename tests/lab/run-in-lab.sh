@@ -127,21 +127,25 @@ qemu=(qemu-system-x86_64 -machine q35 -cpu EPYC,+svm,+npt -m "$mem" -smp "$smp"
 	-append "console=ttyS0 quiet loglevel=1 panic=-1 tsc=reliable")
 [ "$icount" = 1 ] && qemu+=(-icount shift=0,sleep=off)
 
-mkdir -p "$(dirname "$log")"
+# Concurrent lab runs must not share a console file: each writes its own
+# and publishes it as --log when done.
+console=$work/console.log
 set +e
 timeout --foreground -k 10 "$timeout_s" "${qemu[@]}" </dev/null 2>&1 |
-	tr -d '\r' >"$log"
+	tr -d '\r' >"$console"
 qemu_rc=${PIPESTATUS[0]}
 set -e
+mkdir -p "$(dirname "$log")"
+cp "$console" "$log.tmp.$$" && mv -f "$log.tmp.$$" "$log"
 
-sed -n '/===LAB-BEGIN===$/,/^===LAB-END rc=[0-9]*===$/p' "$log" | sed '1d;$d'
-if grep -q '^===LAB-SPLAT===$' "$log"; then
+sed -n '/===LAB-BEGIN===$/,/^===LAB-END rc=[0-9]*===$/p' "$console" | sed '1d;$d'
+if grep -q '^===LAB-SPLAT===$' "$console"; then
 	echo "run-in-lab: host kernel splat in L1 (see $log)" >&2
 	exit 125
 fi
-rc=$(sed -n 's/^===LAB-END rc=\([0-9]*\)===$/\1/p' "$log")
+rc=$(sed -n 's/^===LAB-END rc=\([0-9]*\)===$/\1/p' "$console")
 if [ -z "$rc" ]; then
-	grep -v '^qemu-system-x86_64: warning: TCG' "$log" | tail -n 30 >&2
+	grep -v '^qemu-system-x86_64: warning: TCG' "$console" | tail -n 30 >&2
 	[ "$qemu_rc" = 124 ] && die "timed out after ${timeout_s}s (see $log)"
 	die "no result from the lab (qemu exit $qemu_rc; see $log)"
 fi
