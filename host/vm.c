@@ -242,6 +242,9 @@ void vm_create(struct vm *vm, const struct vmm_options *opts,
 			"cannot open /dev/kvm: %s (is KVM available and the kvm module loaded?)",
 			strerror(errno));
 	int api = ioctl(vm->kvm_fd, KVM_GET_API_VERSION, 0);
+	if (api < 0)
+		vmm_die(EXIT_SETUP_ERROR, "/dev/kvm is not a KVM device: %s",
+			strerror(errno));
 	if (api != KVM_API_VERSION)
 		vmm_die(EXIT_SETUP_ERROR, "KVM API version %d, expected %d",
 			api, KVM_API_VERSION);
