@@ -1,0 +1,133 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build kvm.ko, kvm-amd.ko and kvm-intel.ko with the pvsmm series applied,
+# out of tree, from Debian's linux-source-6.1 against the installed headers
+# of the lab kernel.  Called by the top-level Makefile as "make kvm-modules".
+#
+#   host/kvm/build.sh [--stock] [--check] [-j N]
+#
+#   --stock   build the unpatched modules into build/kvm/stock/ (comparison)
+#   --check   only extract, install the ABI header and apply the series
+#             (no compilation): verifies that the series applies
+#
+# Outputs (relative to the repository root):
+#   build/kvm/src/       the patched source tree (arch/x86/kvm, virt/kvm, ...)
+#   build/kvm/patched/   kvm.ko kvm-amd.ko kvm-intel.ko (debug info stripped)
+#
+# Rebuilding is incremental: the tree is regenerated in a staging directory
+# and only files whose contents changed are copied over, so kbuild
+# recompiles only what an edit to the series really touches.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+KVER=${KVER:-6.1.0-57-amd64}
+KDIR=${KDIR:-/lib/modules/$KVER/build}
+SRC_TAR=${SRC_TAR:-/usr/src/linux-source-6.1.tar.xz}
+JOBS=${JOBS:-2}
+variant=patched
+check_only=0
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--stock) variant=stock ;;
+	--check) check_only=1 ;;
+	-j) JOBS=$2; shift ;;
+	-j*) JOBS=${1#-j} ;;
+	*) echo "usage: $0 [--stock] [--check] [-j N]" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+out=$root/build/kvm
+if [ $variant = stock ]; then
+	tree=$out/src-stock
+else
+	tree=$out/src
+fi
+stage=$out/stage-$variant
+dest=$out/$variant
+abi=$root/include/pvsmm/abi.h
+
+# What the build needs from the source package, plus every file the series
+# touches (documentation and MAINTAINERS, so that the series applies whole).
+members="arch/x86/kvm virt/kvm virt/lib arch/x86/include/asm/kvm_host.h
+	 Documentation/virt/kvm MAINTAINERS"
+
+[ -r "$SRC_TAR" ] || { echo "missing $SRC_TAR (linux-source-6.1)" >&2; exit 1; }
+[ -d "$KDIR" ] || { echo "missing $KDIR (linux-headers-$KVER)" >&2; exit 1; }
+
+echo "  EXTRACT $SRC_TAR -> ${stage#$root/}"
+rm -rf "$stage"
+mkdir -p "$stage"
+tar -xJf "$SRC_TAR" -C "$stage" --strip-components=1 \
+	$(for m in $members; do echo "linux-source-6.1/$m"; done)
+
+if [ $variant = patched ]; then
+	# The ABI header is the project's single definition
+	# (include/pvsmm/abi.h); it is installed verbatim, never copied into a
+	# patch, so there is exactly one version of it.  The series refers to
+	# it as <asm/pvsmm.h>.
+	install -D -m 0644 "$abi" "$stage/arch/x86/include/uapi/asm/pvsmm.h"
+	while read -r p; do
+		case "$p" in ''|'#'*) continue ;; esac
+		echo "  PATCH   $p"
+		patch -d "$stage" -p1 --batch --forward --quiet \
+			< "$here/patches/$p"
+	done < "$here/patches/series"
+	find "$stage" -name '*.orig' -delete
+	if ! cmp -s "$abi" "$stage/arch/x86/include/uapi/asm/pvsmm.h"; then
+		echo "series modified asm/pvsmm.h: it must stay identical to include/pvsmm/abi.h" >&2
+		exit 1
+	fi
+fi
+
+# Out-of-tree build plumbing (not part of the series):
+#  - the kvm Makefile refers to $(srctree), which is the headers tree here;
+#  - trace.h includes ../../arch/x86/kvm/trace.h relative to an include dir;
+#  - the patched asm/kvm_host.h must win over the installed headers: kbuild
+#    puts $(LINUXINCLUDE) before ccflags-y, so prepend to LINUXINCLUDE
+#    itself; <asm/pvsmm.h> exists only in this tree (appended).
+mk=$stage/arch/x86/kvm/Makefile
+sed -i -e 's|-I \$(srctree)/arch/x86/kvm|-I $(src)|' \
+       -e "s|include \$(srctree)/virt/kvm/Makefile.kvm|include $tree/virt/kvm/Makefile.kvm|" "$mk"
+grep -q 'include .*/virt/kvm/Makefile.kvm' "$mk"
+cat >> "$mk" <<EOT
+
+# pvsmm out-of-tree build (added by host/kvm/build.sh)
+LINUXINCLUDE := -I$tree/arch/x86/include \$(LINUXINCLUDE) \\
+		-I$tree/arch/x86/include/uapi -I$tree/include/trace
+EOT
+mkdir -p "$stage/include/trace"
+
+# Sync the staging tree into the build tree, keeping the timestamps of
+# unchanged files so that kbuild's dependency tracking stays incremental.
+mkdir -p "$tree"
+(cd "$stage" && find . -type f) | while read -r f; do
+	if ! cmp -s "$stage/$f" "$tree/$f"; then
+		mkdir -p "$(dirname "$tree/$f")"
+		cp "$stage/$f" "$tree/$f"
+	fi
+done
+(cd "$stage" && find . -type d) | while read -r d; do mkdir -p "$tree/$d"; done
+# Remove sources the series no longer has (objects are left to kbuild).
+(cd "$tree" && find . -type f \( -name '*.c' -o -name '*.h' -o -name '*.rst' \
+	-o -name Makefile -o -name MAINTAINERS \) ) | while read -r f; do
+	[ -e "$stage/$f" ] || rm -f "$tree/$f"
+done
+rm -rf "$stage"
+
+if [ $check_only = 1 ]; then
+	echo "  OK      series applies (${tree#$root/})"
+	exit 0
+fi
+
+echo "  MAKE    ${tree#$root/}/arch/x86/kvm (-j$JOBS)"
+make -s -C "$KDIR" M="$tree/arch/x86/kvm" -j"$JOBS" modules
+
+mkdir -p "$dest"
+for m in kvm kvm-amd kvm-intel; do
+	strip --strip-debug -o "$dest/$m.ko" "$tree/arch/x86/kvm/$m.ko"
+done
+echo "  DONE    ${dest#$root/}/{kvm,kvm-amd,kvm-intel}.ko"
