@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +191,43 @@ static void parse_args(int argc, char **argv, struct vmm_options *o)
 	check_pm_port(o->pm_port);
 }
 
+/*
+ * SIGINT/SIGTERM stop the VM like a failure, so that an interrupted run
+ * still prints its report.  The signals are blocked in every thread and
+ * taken here with sigwait, where any call is safe.
+ */
+static void *signal_thread(void *arg)
+{
+	struct vm *vm = arg;
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	while (sigwait(&set, &sig) == 0) {
+		vmm_warn("%s: stopping the VM", strsignal(sig));
+		vm_request_stop(vm, EXIT_RUNTIME_ERROR);
+	}
+	return NULL;
+}
+
+static void start_signal_thread(struct vm *vm)
+{
+	sigset_t set;
+	pthread_t thread;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	/* Before any other thread exists, so they all inherit the mask. */
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	int err = pthread_create(&thread, NULL, signal_thread, vm);
+	if (err)
+		vmm_die(EXIT_SETUP_ERROR, "pthread_create: %s", strerror(err));
+	pthread_detach(thread);
+}
+
 int main(int argc, char **argv)
 {
 	static struct vm vm;
@@ -206,6 +245,7 @@ int main(int argc, char **argv)
 	}
 
 	vm_create(&vm, &opts, firmware);
+	start_signal_thread(&vm);
 	vcpus_create(&vm);
 	vcpus_start(&vm);
 	vcpus_join(&vm);
