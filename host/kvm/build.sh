@@ -14,6 +14,7 @@
 # Outputs (relative to the repository root):
 #   build/kvm/src/       the patched source tree (arch/x86/kvm, virt/kvm, ...)
 #   build/kvm/patched/   kvm.ko kvm-amd.ko kvm-intel.ko (debug info stripped)
+#   build/kvm/kvm-api-test  static test of the pvsmm KVM API (runs in the lab)
 #
 # Rebuilding is incremental: the tree is regenerated in a staging directory
 # and only files whose contents changed are copied over, so kbuild
@@ -131,3 +132,10 @@ for m in kvm kvm-amd kvm-intel; do
 	strip --strip-debug -o "$dest/$m.ko" "$tree/arch/x86/kvm/$m.ko"
 done
 echo "  DONE    ${dest#$root/}/{kvm,kvm-amd,kvm-intel}.ko"
+
+if [ $variant = patched ]; then
+	# The API test that runs in the lab (host/kvm/tests/lab-check.sh).
+	${CC:-cc} -static -O2 -Wall -Wextra -Werror -I"$root/include" \
+		-o "$out/kvm-api-test" "$here/tests/kvm-api-test.c"
+	echo "  CC      ${out#$root/}/kvm-api-test"
+fi
