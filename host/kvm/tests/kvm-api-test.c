@@ -5,7 +5,8 @@
  * guest writes, every descriptor status), the generic reflection from a
  * real-mode guest (into a 64-bit handler and back), the fallback to
  * userspace when the save area disappears, the in-kernel PM timer against
- * KVM_GET_CLOCK, and the binary stats.  Runs in the lab:
+ * KVM_GET_CLOCK, the binary stats, and the IRETQ fast path from 64-bit
+ * user mode (window slot claimed, reused, or left alone).  Runs in the lab:
  *
  *   tests/lab/run-in-lab.sh --modules patched \
  *	--add build/kvm/kvm-api-test:/pvsmm/kvm-api-test -- kvm-api-test
@@ -506,6 +507,199 @@ static void test_generic(void)
 	vm_destroy(&vm);
 }
 
+/*
+ * The fast path from 64-bit user mode: a CPL 3 IN (IOPL 3) is reflected
+ * with PVSMM_RETURN_IRET, KVM claims the empty PML4 slot, enters the handler
+ * with the CS of MSR_STAR, and the handler's IRETQ returns to CPL 3.  Then
+ * the same read with NMIs blocked goes to userspace.
+ */
+#define G_PML4		0x20000
+#define G_PDPT		0x21000
+#define G_PD		0x22000
+#define G_GDT		0x23000
+#define USER_CS		0x2b
+#define USER_SS		0x23
+#define KERNEL_CS	0x10
+
+static struct kvm_segment seg(uint16_t sel, uint8_t type, uint8_t dpl,
+			      uint8_t s, uint8_t l, uint8_t db)
+{
+	return (struct kvm_segment){
+		.selector = sel, .limit = 0xffffffff, .type = type,
+		.present = 1, .dpl = dpl, .s = s, .l = l, .db = db, .g = 1,
+	};
+}
+
+static void enter_user64(struct vm *vm)
+{
+	struct kvm_sregs s;
+
+	ioctl(vm->vcpu, KVM_GET_SREGS, &s);
+	s.cr0 = 0x80010033;
+	s.cr3 = G_PML4;
+	s.cr4 = 0x20;
+	s.efer = 0x500;
+	s.cs = seg(USER_CS, 0xb, 3, 1, 1, 0);
+	s.ss = seg(USER_SS, 0x3, 3, 1, 0, 1);
+	s.ds = s.es = s.fs = s.gs = s.ss;
+	s.tr = (struct kvm_segment){ .selector = 0x30, .limit = 0x67,
+				     .type = 0xb, .present = 1 };
+	s.gdt.base = G_GDT;
+	s.gdt.limit = 8 * 8 - 1;
+	s.idt.base = 0;
+	s.idt.limit = 0;
+	if (ioctl(vm->vcpu, KVM_SET_SREGS, &s) < 0)
+		die("KVM_SET_SREGS (long mode)");
+
+	struct kvm_regs r = { .rip = CODE, .rflags = 0x3002, .rsp = 0x6000 };
+
+	if (ioctl(vm->vcpu, KVM_SET_REGS, &r) < 0)
+		die("KVM_SET_REGS");
+}
+
+static void test_fast(void)
+{
+	struct vm vm;
+	uint64_t *pml4, *gdt;
+
+	vm_create(&vm, true);
+	if (enable(&vm, KVM_CAP_PVSMM_REFLECT, PM_PORT, 1, 0xef0, 0))
+		die("enable REFLECT");
+	build_handler(&vm);
+
+	/*
+	 * cmp byte [rdi + 4], PVSMM_RETURN_IRET; je 1f
+	 * mov dword [rdi + 12], 0x123456; mov dx, 0xef0; out dx, eax
+	 * 1: mov eax, 0x123456; mov rdi, [rdi + 72]; iretq
+	 */
+	static const uint8_t h[] = {
+		0x80, 0x7f, 0x04, PVSMM_RETURN_IRET,
+		0x74, 0x0c,
+		0xc7, 0x47, 0x0c, 0x56, 0x34, 0x12, 0x00,
+		0x66, 0xba, 0xf0, 0x0e,
+		0xef,
+		0xb8, 0x56, 0x34, 0x12, 0x00,
+		0x48, 0x8b, 0x7f, 0x48,
+		0x48, 0xcf,
+	};
+
+	memcpy(vm.ram + HANDLER, h, sizeof(h));
+	check(register_desc(&vm, good_desc()) == PVSMM_STATUS_OK,
+	      "fast: registered");
+
+	/* Guest tables: 2 MiB user page at 0; slot 271 left empty. */
+	pml4 = (uint64_t *)(vm.ram + G_PML4);
+	memset(pml4, 0, 3 * 4096);
+	pml4[0] = G_PDPT | 7;
+	((uint64_t *)(vm.ram + G_PDPT))[0] = G_PD | 7;
+	((uint64_t *)(vm.ram + G_PD))[0] = 0x87;
+	gdt = (uint64_t *)(vm.ram + G_GDT);
+	memset(gdt, 0, 64);
+	gdt[2] = 0x00209a0000000000ull;	/* 0x10 kernel code 64 */
+	gdt[3] = 0x0000920000000000ull;	/* 0x18 kernel data */
+	gdt[4] = 0x00cff2000000ffffull;	/* 0x23 user data */
+	gdt[5] = 0x0020fa0000000000ull;	/* 0x2b user code 64 */
+
+	struct {
+		struct kvm_msrs h;
+		struct kvm_msr_entry e;
+	} star = { .h.nmsrs = 1, .e.index = 0xc0000081,
+		   .e.data = (uint64_t)KERNEL_CS << 32 };
+
+	if (ioctl(vm.vcpu, KVM_SET_MSRS, &star) != 1)
+		die("MSR_STAR");
+
+	/*
+	 * mov eax, 0xaabbccdd; mov edi, 0x12345678; mov dx, 0x608; in eax, dx;
+	 * out 0x11, eax; mov eax, edi; out 0x11, eax; mov eax, cs;
+	 * out 0x11, eax; jmp $
+	 */
+	static const uint8_t c[] = {
+		0xb8, 0xdd, 0xcc, 0xbb, 0xaa,
+		0xbf, 0x78, 0x56, 0x34, 0x12,
+		0x66, 0xba, 0x08, 0x06,
+		0xed,
+		0xe7, VALUE_PORT,
+		0x89, 0xf8,
+		0xe7, VALUE_PORT,
+		0x8c, 0xc8,
+		0xe7, VALUE_PORT,
+		0xeb, 0xfe,
+	};
+
+	put_code(&vm, c, sizeof(c));
+	enter_user64(&vm);
+
+	uint64_t v = run_to_out(&vm, VALUE_PORT);
+	uint64_t rdi = run_to_out(&vm, VALUE_PORT);
+	uint64_t cs = run_to_out(&vm, VALUE_PORT);
+	struct pvsmm_save_area *sa = (struct pvsmm_save_area *)vm.area;
+	struct pvsmm_iret_frame *f =
+		(void *)(vm.area + PVSMM_PERCPU_SIZE - sizeof(*f));
+
+	check(v == 0x123456 && rdi == 0x12345678 && cs == USER_CS,
+	      "fast: CPL 3 IN reflected, value 0x%llx, RDI 0x%llx, back in CS 0x%llx",
+	      (unsigned long long)v, (unsigned long long)rdi,
+	      (unsigned long long)cs);
+	check(sa->return_method == PVSMM_RETURN_IRET && sa->cs == USER_CS &&
+	      sa->ss == USER_SS && sa->rip == CODE + 15 && sa->rdi == 0x12345678 &&
+	      (sa->rflags & 0x3000) == 0x3000 && sa->cr3 == G_PML4 &&
+	      f->rip == CODE + 15 && f->cs == USER_CS && f->ss == USER_SS &&
+	      f->rsp == 0x6000, "fast: save area and IRETQ frame");
+	check((pml4[PVSMM_WINDOW_SLOT] & ~0x20ull) == (PDPT | 3),
+	      "fast: window installed in the empty PML4 slot (0x%llx)",
+	      (unsigned long long)pml4[PVSMM_WINDOW_SLOT]);
+
+	/* The slot already holds the window: reflected again. */
+	enter_user64(&vm);
+	v = run_to_out(&vm, VALUE_PORT);
+	check(v == 0x123456 && sa->sequence == 2, "fast: second read, slot reused");
+
+	/* A slot the guest uses: left alone, generic path instead. */
+	pml4[PVSMM_WINDOW_SLOT] = 0x5000 | 3;
+	enter_user64(&vm);
+	v = run_to_out(&vm, VALUE_PORT);
+	rdi = run_to_out(&vm, VALUE_PORT);
+	cs = run_to_out(&vm, VALUE_PORT);
+	check(v == 0x123456 && rdi == 0x12345678 && cs == USER_CS &&
+	      sa->return_method == PVSMM_RETURN_EXIT &&
+	      pml4[PVSMM_WINDOW_SLOT] == (0x5000 | 3),
+	      "fast: slot in use -> untouched, PVSMM_RETURN_EXIT from CPL 3 and back");
+	pml4[PVSMM_WINDOW_SLOT] = 0;
+	struct kvm_run *r;
+
+	/* NMIs blocked: not reflected. */
+	struct kvm_vcpu_events ev;
+
+	vm_destroy(&vm);
+	vm_create(&vm, true);
+	enable(&vm, KVM_CAP_PVSMM_REFLECT, PM_PORT, 1, 0xef0, 0);
+	build_handler(&vm);
+	memcpy(vm.ram + HANDLER, h, sizeof(h));
+	register_desc(&vm, good_desc());
+	pml4 = (uint64_t *)(vm.ram + G_PML4);
+	memset(pml4, 0, 3 * 4096);
+	pml4[0] = G_PDPT | 7;
+	((uint64_t *)(vm.ram + G_PDPT))[0] = G_PD | 7;
+	((uint64_t *)(vm.ram + G_PD))[0] = 0x87;
+	memset(vm.ram + G_GDT, 0, 64);
+	memcpy(vm.ram + G_GDT + 16, (uint64_t[]){ 0x00209a0000000000ull,
+		0x0000920000000000ull, 0x00cff2000000ffffull,
+		0x0020fa0000000000ull }, 32);
+	ioctl(vm.vcpu, KVM_SET_MSRS, &star);
+	put_code(&vm, c, sizeof(c));
+	enter_user64(&vm);
+	ioctl(vm.vcpu, KVM_GET_VCPU_EVENTS, &ev);
+	ev.nmi.masked = 1;
+	if (ioctl(vm.vcpu, KVM_SET_VCPU_EVENTS, &ev) < 0)
+		die("KVM_SET_VCPU_EVENTS");
+	r = run(&vm);
+	check(r->exit_reason == KVM_EXIT_IO && r->io.port == PM_PORT &&
+	      r->io.direction == KVM_EXIT_IO_IN,
+	      "NMIs blocked: the read goes to userspace");
+	vm_destroy(&vm);
+}
+
 static uint32_t ticks(uint64_t ns)
 {
 	return (uint32_t)((unsigned __int128)ns * PVSMM_PM_TIMER_HZ /
@@ -575,6 +769,7 @@ int main(void)
 	test_caps();
 	test_msr();
 	test_generic();
+	test_fast();
 	test_pmtimer();
 	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
 	return failures ? 1 : 0;
