@@ -14,7 +14,7 @@ BUILD   := build
 CC      ?= cc
 CFLAGS  := -std=c11 -Wall -Wextra -Werror -O2 -Iinclude
 
-.PHONY: all deps firmware host abi-inc abi-check unit firmware-check lab-check check demo clean
+.PHONY: all deps firmware host abi-inc abi-check unit firmware-check lab-check lab-check-patched check demo clean
 
 all: firmware host
 
@@ -58,9 +58,16 @@ firmware-check: firmware
 lab-check: all
 	tests/lab/check.py --modules stock
 
-check: abi-check unit firmware-check lab-check
+# The patched KVM (host/kvm): its series must stay checkpatch-clean, its
+# API test and the self-test in every in-kernel mode must pass.
+include host/kvm/kvm.mk
 
-demo: all
+lab-check-patched: all kvm-modules
+	tests/lab/check.py --modules patched
+
+check: abi-check unit firmware-check kvm-checkpatch lab-check kvm-lab-check lab-check-patched
+
+demo: all kvm-modules
 	tools/compare.py
 
 clean:

@@ -63,6 +63,35 @@ def check_run(c, run):
         c.check(run, "one userspace exit per read",
                 port_exits(total) == all_reads, "got %s" % port_exits(total))
         c.check(run, "no reflections", total.get("reflections") == 0)
+    elif run.mode == "kernel-emu":
+        kstats = total.get("kvm_stats", {})
+        c.check(run, "not registered", st.get("registered") == 0, str(st))
+        c.check(run, "no userspace exit for the PM port", port_exits(total) == 0,
+                "got %s" % port_exits(total))
+        c.check(run, "every read served in the kernel",
+                kstats.get("pvsmm_pmtimer_reads") == all_reads,
+                "pvsmm_pmtimer_reads=%s reads=%d" % (kstats.get("pvsmm_pmtimer_reads"),
+                                                     all_reads))
+    elif run.mode == "reflect":
+        forced_exit = "--return=exit" in run.options
+        kstats = total.get("kvm_stats", {})
+        c.check(run, "registered", st.get("registered") == 1, str(st))
+        c.check(run, "no userspace exit for the PM port", port_exits(total) == 0,
+                "got %s" % port_exits(total))
+        c.check(run, "handler ran exactly once per read",
+                st.get("handler_runs") == all_reads,
+                "handler_runs=%s reads=%d" % (st.get("handler_runs"), all_reads))
+        c.check(run, "KVM reflected every read",
+                kstats.get("pvsmm_reflections") == all_reads,
+                "pvsmm_reflections=%s" % kstats.get("pvsmm_reflections"))
+        c.check(run, "no fallback", kstats.get("pvsmm_fallbacks") == 0,
+                "pvsmm_fallbacks=%s" % kstats.get("pvsmm_fallbacks"))
+        returns = "pvsmm_exit_returns" if forced_exit else "pvsmm_iret_returns"
+        other = "pvsmm_iret_returns" if forced_exit else "pvsmm_exit_returns"
+        c.check(run, "every return by " + returns, kstats.get(returns) == all_reads,
+                "%s=%s" % (returns, kstats.get(returns)))
+        c.check(run, "no return by " + other, kstats.get(other) == 0,
+                "%s=%s" % (other, kstats.get(other)))
     elif run.mode == "reflect-user":
         forced_exit = "--return=exit" in run.options
         c.check(run, "registered", st.get("registered") == 1, str(st))
@@ -85,18 +114,26 @@ def check_run(c, run):
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--modules", default="stock", choices=["stock", "patched"])
-    ap.add_argument("--reads", type=int, default=20000,
-                    help="bench reads per vCPU (default 20000)")
+    ap.add_argument("--reads", type=int, default=None,
+                    help="bench reads per run, split over its vCPUs "
+                         "(default 20000 stock, 100000 patched)")
     args = ap.parse_args()
-    n, k = args.reads, max(1, args.reads // 10)
+    n = args.reads or (100000 if args.modules == "patched" else 20000)
+    k = max(1, n // 100)
+    modes = ["user", "reflect-user"]
+    if args.modules == "patched":
+        # Patched KVM: a VM that enables nothing must behave as stock
+        # (user), and the two in-kernel modes must serve every read.
+        modes = ["user", "kernel-emu", "reflect"]
     runs = []
-    for mode in ("user", "reflect-user"):
+    for mode in modes:
         for vcpus in (1, 4):
             runs.append(lab.Run("%s-%d" % (mode, vcpus), mode, vcpus, n // vcpus,
                                 k // vcpus))
-    runs.append(lab.Run("reflect-user-exit-1", "reflect-user", 1, n // 10, k // 10,
+    reflect = modes[-1]
+    runs.append(lab.Run("%s-exit-1" % reflect, reflect, 1, n // 10, k // 10,
                         ["--return=exit"]))
-    runs.append(lab.Run("reflect-user-exit-4", "reflect-user", 4, n // 40, k // 40,
+    runs.append(lab.Run("%s-exit-4" % reflect, reflect, 4, n // 40, k // 40,
                         ["--return=exit"]))
     rc, _ = lab.run_lab(runs, modules=args.modules, icount=True)
     c = Checker()
