@@ -31,6 +31,7 @@
 #define PTE_ACCESSED		0x20ull
 #define CR3_PML4_MASK		0x000ffffffffff000ull
 #define RFLAGS_HANDLER		0x2ull	/* IF=0, TF=0, DF=0 */
+#define MSR_STAR		0xc0000081ull	/* SYSCALL CS in bits 47:32 */
 
 /* Handler state on the generic path (private tables, 64-bit mode). */
 #define GENERIC_CR0		0x80010033ull	/* PG WP NE ET MP PE */
@@ -147,22 +148,34 @@ static size_t read_insn_bytes(struct vcpu *v, const struct kvm_sregs *s,
 	return got;
 }
 
+/* One MSR of this vCPU; false if KVM refuses to read it. */
+static bool get_msr(struct vcpu *v, uint32_t index, uint64_t *value)
+{
+	struct {
+		__u32 nmsrs, pad;
+		struct kvm_msr_entry entry;
+	} msrs = { .nmsrs = 1, .entry.index = index };
+
+	if (ioctl(v->fd, KVM_GET_MSRS, &msrs) != 1)
+		return false;
+	*value = msrs.entry.data;
+	return true;
+}
+
 /*
  * A consistent copy of the kvmclock area this vCPU registered with
  * MSR_KVM_SYSTEM_TIME_NEW; false if it has none.
  */
 static bool read_kvmclock(struct vcpu *v, struct pvsmm_pvclock *out)
 {
-	struct {
-		__u32 nmsrs, pad;
-		struct kvm_msr_entry entry;
-	} msrs = { .nmsrs = 1, .entry.index = MSR_KVM_SYSTEM_TIME_NEW };
+	uint64_t system_time;
 
-	if (ioctl(v->fd, KVM_GET_MSRS, &msrs) != 1 || !(msrs.entry.data & 1))
+	if (!get_msr(v, MSR_KVM_SYSTEM_TIME_NEW, &system_time) ||
+	    !(system_time & 1))
 		return false;
 
 	const struct pvsmm_pvclock *area =
-		guest_ram_ptr(v->vm, msrs.entry.data & ~1ull, sizeof(*area));
+		guest_ram_ptr(v->vm, system_time & ~1ull, sizeof(*area));
 	if (!area)
 		return false;
 
@@ -245,9 +258,18 @@ static bool enter_fast(struct vcpu *v, const struct pvsmm_descriptor *d,
 
 	memcpy(area + PVSMM_PERCPU_SIZE - sizeof(frame), &frame, sizeof(frame));
 
-	/* The handler runs at CPL 0; the iretq goes back to the old CPL. */
+	/*
+	 * The handler runs at CPL 0; the iretq goes back to the old CPL.  The
+	 * CS selector must name the guest's own 64-bit kernel code segment:
+	 * an NMI taken in the handler returns through the guest's GDT.  Like
+	 * KVM, take it from MSR_STAR[47:32], what SYSCALL loads.
+	 */
 	if (sregs->cs.dpl != 0 || sregs->ss.dpl != 0) {
-		sregs->cs = code64_dpl0(GENERIC_CS);
+		uint64_t star;
+
+		if (!get_msr(v, (uint32_t)MSR_STAR, &star))
+			return false;
+		sregs->cs = code64_dpl0((uint16_t)(star >> 32) & ~3);
 		sregs->ss = data_dpl0(0);
 		if (!set_sregs(v, sregs))
 			return false;
