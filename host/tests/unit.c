@@ -10,21 +10,9 @@
 #include "../descriptor.h"
 #include "../insn.h"
 #include "../pm_ticks.h"
+#include "../../tests/unit/test.h"
 
-static unsigned int passed, failed;
-
-#define CHECK(cond, ...)						\
-	do {								\
-		if (cond) {						\
-			passed++;					\
-		} else {						\
-			failed++;					\
-			fprintf(stderr, "%s:%d: CHECK(%s) failed: ",	\
-				__FILE__, __LINE__, #cond);		\
-			fprintf(stderr, __VA_ARGS__);			\
-			fputc('\n', stderr);				\
-		}							\
-	} while (0)
+unsigned long test_passed, test_failed;
 
 /* ---- PM timer ---------------------------------------------------------- */
 
@@ -219,6 +207,6 @@ int main(void)
 	test_pm_ticks();
 	test_descriptor();
 	test_decoder();
-	printf("host unit tests: %u passed, %u failed\n", passed, failed);
-	return failed ? 1 : 0;
+	printf("host unit tests: %lu passed, %lu failed\n", test_passed, test_failed);
+	return test_failed ? 1 : 0;
 }
