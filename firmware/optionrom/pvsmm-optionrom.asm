@@ -29,6 +29,7 @@
 ;	fwcfg.asm	QEMU's fw_cfg: vCPU counts, where QEMU puts an initrd
 ;	pmm.asm		the PnP Post Memory Manager: find, allocate, free
 ;	region.asm	choose the memory, unreal mode, fill it, register
+;	acpi.asm	the PM timer's port (FADT), reads before registering
 ;	handler.asm	the reflection handler (../handler.asm), copied out
 
 %include "abi.inc"
@@ -73,6 +74,7 @@ rom_init:
 %include "fwcfg.asm"
 %include "pmm.asm"
 %include "region.asm"
+%include "acpi.asm"
 
 ; rom_main: DS = CS.  Decides, allocates, registers, reports.
 rom_main:

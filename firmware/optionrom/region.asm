@@ -94,6 +94,7 @@ region_setup:
 .got:
 	call	unreal_enter
 	call	fill_region
+	call	read_pm_timer
 	call	register
 	call	unreal_leave
 	call	report
