@@ -6,6 +6,8 @@
 #   make demo       the exit/cost comparison in the nested KVM lab
 #   make check      every test: unit, ABI mirror, command line, lab
 #   make deps       the Debian packages everything needs (run as root)
+#   make install    for KVM users: the patched KVM through DKMS, the
+#                   option ROM and the QEMU shim (see the README)
 #
 # Everything is built under build/; nothing downloaded or built is tracked.
 
@@ -16,7 +18,7 @@ CFLAGS  := -std=c11 -Wall -Wextra -Werror -O2 -Iinclude
 
 .PHONY: all deps firmware host abi-inc abi-check unit firmware-check lab-check lab-check-patched check demo clean
 
-all: firmware host
+all: firmware host optionrom shim
 
 deps:
 	@tools/install-deps.sh
@@ -65,7 +67,12 @@ include host/kvm/kvm.mk
 lab-check-patched: all kvm-modules
 	tests/lab/check.py --modules patched
 
-check: abi-check unit firmware-check kvm-checkpatch lab-check kvm-lab-check lab-check-patched
+# pvsmm with stock QEMU (option ROM, shim) and installing it (DKMS).
+include tests/qemu/qemu.mk
+include host/kvm/dkms/dkms.mk
+
+check: abi-check unit firmware-check kvm-checkpatch lab-check kvm-lab-check lab-check-patched \
+	qemu-check dkms-check
 
 demo: all kvm-modules
 	tools/compare.py

@@ -3,10 +3,12 @@
 # Everything comes from Debian: QEMU (the lab), Debian's kernel image,
 # headers and source (pinned to one version through the metapackages, so
 # rebuilt KVM modules load into the lab's kernel), busybox, nasm.
+# For KVM users: dkms (make install), gnu-efi (the UEFI driver), ovmf.
 set -eu
 
 packages="gcc make libc6-dev python3 qemu-system-x86 nasm busybox-static cpio
-	xz-utils patch linux-image-amd64 linux-headers-amd64 linux-source-6.1 perl"
+	xz-utils patch linux-image-amd64 linux-headers-amd64 linux-source-6.1 perl
+	dkms gnu-efi ovmf"
 
 missing=""
 for p in $packages; do
