@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: MIT
+# Installing pvsmm like a KVM user (included by the top-level Makefile):
+#
+#   make install      the patched KVM modules through DKMS, the option ROM,
+#                     the UEFI driver (if built) and the QEMU shim under
+#                     $(PREFIX) (default /usr/local)
+#   make uninstall    all of it removed; the distribution's KVM in charge
+#   make dkms-check   dkms add + build + remove in a scratch tree
+
+PREFIX            ?= /usr/local
+PVSMM_KVM_VERSION ?= 1.0
+PVSMM_SHARE       := $(DESTDIR)$(PREFIX)/share/pvsmm
+PVSMM_LIB         := $(DESTDIR)$(PREFIX)/lib/pvsmm
+
+.PHONY: install uninstall dkms-check
+
+install: optionrom shim
+	install -D -m 0644 build/firmware/pvsmm.rom $(PVSMM_SHARE)/pvsmm.rom
+	if [ -e build/firmware/pvsmm.efi ]; then \
+		install -D -m 0644 build/firmware/pvsmm.efi $(PVSMM_SHARE)/pvsmm.efi; fi
+	install -D -m 0755 build/host/libpvsmm-preload.so $(PVSMM_LIB)/libpvsmm-preload.so
+	host/kvm/dkms/install.sh $(PVSMM_KVM_VERSION)
+
+uninstall:
+	host/kvm/dkms/uninstall.sh $(PVSMM_KVM_VERSION)
+	rm -f $(PVSMM_SHARE)/pvsmm.rom $(PVSMM_SHARE)/pvsmm.efi \
+		$(PVSMM_LIB)/libpvsmm-preload.so
+	-rmdir $(PVSMM_SHARE) $(PVSMM_LIB) 2>/dev/null
+
+dkms-check: | deps
+	host/kvm/dkms/check.sh $(PVSMM_KVM_VERSION)
