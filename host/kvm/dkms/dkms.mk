@@ -14,7 +14,7 @@ PVSMM_LIB         := $(DESTDIR)$(PREFIX)/lib/pvsmm
 
 .PHONY: install uninstall dkms-check
 
-install: optionrom shim
+install: optionrom uefi shim
 	install -D -m 0644 build/firmware/pvsmm.rom $(PVSMM_SHARE)/pvsmm.rom
 	if [ -e build/firmware/pvsmm.efi ]; then \
 		install -D -m 0644 build/firmware/pvsmm.efi $(PVSMM_SHARE)/pvsmm.efi; fi

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Lays out the DKMS source tree of pvsmm-kvm in DEST (normally
-# /usr/src/pvsmm-kvm-VERSION): dkms.conf, the DKMS build entry, and from
-# the repository only what host/kvm/build.sh needs -- itself, the patch
-# series and the ABI header -- at the same relative paths.
+# /usr/src/pvsmm-kvm-VERSION): dkms.conf, and from the repository what
+# host/kvm/build.sh works with -- host/kvm/ (build script, series, the
+# small test it also builds) and include/pvsmm/ -- at the same relative
+# paths, so that build.sh runs there as in a checkout.
 #
 #   host/kvm/dkms/stage.sh VERSION DEST
 set -eu
@@ -13,10 +14,7 @@ version=$1 dest=$2
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 
 rm -rf "$dest"
-mkdir -p "$dest/host/kvm/dkms" "$dest/host/kvm/patches" "$dest/include/pvsmm"
+mkdir -p "$dest/host" "$dest/include"
+cp -r "$top/host/kvm" "$dest/host/kvm"
+cp -r "$top/include/pvsmm" "$dest/include/pvsmm"
 sed "s/@VERSION@/$version/" "$top/host/kvm/dkms/dkms.conf.in" >"$dest/dkms.conf"
-cp "$top/host/kvm/dkms/Makefile" "$dest/host/kvm/dkms/Makefile"
-cp "$top/host/kvm/build.sh" "$dest/host/kvm/build.sh"
-cp "$top/host/kvm/patches/series" "$top"/host/kvm/patches/*.patch \
-	"$dest/host/kvm/patches/"
-cp "$top/include/pvsmm/abi.h" "$dest/include/pvsmm/abi.h"
