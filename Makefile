@@ -18,7 +18,7 @@ CFLAGS  := -std=c11 -Wall -Wextra -Werror -O2 -Iinclude
 
 .PHONY: all deps firmware host abi-inc abi-check unit firmware-check lab-check lab-check-patched check demo clean
 
-all: firmware host optionrom shim
+all: firmware host optionrom uefi shim
 
 deps:
 	@tools/install-deps.sh

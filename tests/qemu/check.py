@@ -10,8 +10,10 @@ mode (tests/qemu/l1-run.sh):
   stock    QEMU as distributed: no shim, no ROM -- the reference
   seabios  SeaBIOS + pvsmm.rom (-option-rom) on q35, the shim enabling
            reflection (LD_PRELOAD=libpvsmm-preload.so PVSMM_PORTS=0x608)
-  ovmf     OVMF + pvsmm.efi, the shim enabling reflection (only when
-           build/firmware/pvsmm.efi exists)
+  ovmf     OVMF + pvsmm.efi, the shim enabling reflection (--ovmf only:
+           the lab's own QEMU (TCG, 7.2) aborts on a BQL assertion,
+           tcg_handle_interrupt, once L2's Linux starts after OVMF -- with
+           or without pvsmm -- taking the whole lab run with it)
 
 Checked per pvsmm mode: the firmware registered, acpi_pm stays the
 clocksource without a watchdog complaint, the gettimeofday loop causes 0
@@ -34,7 +36,7 @@ TICK_NS = 1e9 / 3579545
 
 
 def build():
-    subprocess.run(["make", "-s", "-C", TOP, "optionrom", "shim"], check=True)
+    subprocess.run(["make", "-s", "-C", TOP, "optionrom", "uefi", "shim"], check=True)
     subprocess.run(["sh", os.path.join(TOP, "tests/qemu/build-l2.sh")],
                    check=True, stderr=subprocess.DEVNULL)
 
@@ -134,6 +136,8 @@ def main():
     ap.add_argument("--pairs", type=int, default=2000)
     ap.add_argument("--timeout", type=int, default=1800)
     ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--ovmf", action="store_true",
+                    help="also boot OVMF + pvsmm.efi (see the docstring)")
     args = ap.parse_args()
 
     # --with-qemu is another piece of work on run-in-lab.sh: until it is
@@ -148,8 +152,9 @@ def main():
     if not args.no_build:
         build()
     modes = ["stock", "seabios"]
-    if os.path.exists(os.path.join(TOP, "build/firmware/pvsmm.efi")):
-        subprocess.run([os.path.join(TOP, "tests/qemu/make-esp.sh")], check=True)
+    if args.ovmf:
+        env = dict(os.environ, CALLS=str(args.calls), PAIRS=str(args.pairs))
+        subprocess.run([os.path.join(TOP, "tests/qemu/make-esp.sh")], check=True, env=env)
         modes.append("ovmf")
     rc, text = run_lab(modes, args.calls, args.pairs, args.timeout)
     runs = split_runs(text)

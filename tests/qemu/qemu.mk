@@ -2,16 +2,20 @@
 # pvsmm for KVM users (included by the top-level Makefile):
 #
 #   make optionrom    build/firmware/pvsmm.rom (legacy BIOS guests)
+#   make uefi         build/firmware/pvsmm.efi (UEFI guests, gnu-efi)
 #   make shim         build/host/libpvsmm-preload.so (stock QEMU)
 #   make qemu-check   stock Debian QEMU in the nested lab: tests/qemu/check.py
 
-.PHONY: optionrom shim qemu-check
+.PHONY: optionrom uefi shim qemu-check
 
 optionrom: | deps
 	$(MAKE) -C firmware/optionrom
 
+uefi: | deps
+	$(MAKE) -C firmware/uefi
+
 shim: | deps
 	$(MAKE) -C host/qemu-shim
 
-qemu-check: optionrom shim kvm-modules
+qemu-check: optionrom uefi shim kvm-modules
 	tests/qemu/check.py
