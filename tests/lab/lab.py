@@ -47,31 +47,53 @@ def parse_selftest(line):
     return fields
 
 
-def run_lab(runs, modules="stock", icount=True, timeout=1200, log=None):
-    """Boots the lab once and performs every run; fills in each Run."""
+def boot(inner, modules="stock", icount=True, timeout=1200, log=None,
+         options=()):
+    """Boots the lab once, runs the shell command `inner` in L1 and returns
+    the finished subprocess (stdout: the command's output; returncode:
+    its status, or 125 when the lab itself failed).  `options` are more
+    run-in-lab.sh options (--with-qemu, --add SRC:DEST, ...)."""
     cmd = [os.path.join(TOP, "tests/lab/run-in-lab.sh"), "--modules", modules,
            "--timeout", str(timeout)]
     if icount:
         cmd.append("--icount")
     if log:
         cmd += ["--log", log]
-    inner = "sh /pvsmm/guest-runs.sh " + " ".join("'%s'" % r.spec() for r in runs)
-    cmd += ["--", inner]
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    cmd += list(options) + ["--", inner]
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True, errors="replace")
-    by_id = {r.id: r for r in runs}
+
+
+def frames(stdout):
+    """Takes framed output ("=== RUN ID" ... "=== END ID rc=N") apart:
+    yields (ID, line) for each line inside a frame and (ID, rc) as an int
+    for the frame's end."""
     current = None
-    for line in proc.stdout.splitlines():
+    for line in stdout.splitlines():
         m = re.match(r"=== RUN (\S+)$", line)
         if m:
-            current = by_id.get(m.group(1))
+            current = m.group(1)
             continue
         m = re.match(r"=== END (\S+) rc=(\d+)$", line)
         if m and current is not None:
-            current.rc = int(m.group(2))
+            yield current, int(m.group(2))
             current = None
             continue
+        if current is not None:
+            yield current, line
+
+
+def run_lab(runs, modules="stock", icount=True, timeout=1200, log=None):
+    """Boots the lab once and performs every run; fills in each Run."""
+    inner = "sh /pvsmm/guest-runs.sh " + " ".join("'%s'" % r.spec() for r in runs)
+    proc = boot(inner, modules=modules, icount=icount, timeout=timeout, log=log)
+    by_id = {r.id: r for r in runs}
+    for run_id, line in frames(proc.stdout):
+        current = by_id.get(run_id)
         if current is None:
+            continue
+        if isinstance(line, int):
+            current.rc = line
             continue
         current.output.append(line)
         m = SELFTEST.search(line)

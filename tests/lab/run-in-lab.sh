@@ -17,6 +17,9 @@
 #   --timeout SEC     wall-clock limit for the whole boot (default 600)
 #   --log FILE        full console log (default build/lab/last-console.log)
 #   --add SRC:DEST    extra file copied into the initramfs at DEST
+#   --with-qemu       Debian's own qemu-system-x86_64 in L1 too (binary,
+#                     its shared libraries, the firmware it loads; ~20 MB
+#                     more initramfs), the stock-QEMU anchor for L2 guests
 # COMMAND runs under /bin/sh in L1 with cwd /pvsmm and /pvsmm on PATH.  Its
 # output is printed here; the script exits with its status, or 125 when the
 # lab itself failed (no result, timeout, or a kernel splat in L1's log).
@@ -24,7 +27,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 kver=${PVSMM_KVER:-6.1.0-57-amd64}
-icount=0 modules=stock smp=1 mem=2048 timeout_s=600
+icount=0 modules=stock smp=1 mem=2048 timeout_s=600 with_qemu=0
 log=$top/build/lab/last-console.log
 extra=()
 
@@ -40,6 +43,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=${2:?}; shift ;;
 	--log) log=${2:?}; shift ;;
 	--add) extra+=("${2:?}"); shift ;;
+	--with-qemu) with_qemu=1 ;;
 	-h|--help) usage ;;
 	--) shift; break ;;
 	*) echo "run-in-lab: unknown option '$1'" >&2; exit 2 ;;
@@ -78,6 +82,26 @@ cp "$kvm_dir/kvm.ko" "$kvm_dir/kvm-amd.ko" "$root/modules/"
 for f in build/host/pvsmm-vmm build/firmware/pvsmm-fw.bin tests/lab/guest-runs.sh; do
 	[ -e "$top/$f" ] && cp "$top/$f" "$root/pvsmm/"
 done
+# Stock QEMU for L1: the dynamic binary with every library ldd names, at
+# the same paths, and the few firmware files a -kernel boot of q35 loads
+# (SeaBIOS, the option ROMs behind -kernel, the vapic ROM), into QEMU's
+# default data directory.
+if [ "$with_qemu" = 1 ]; then
+	qemu_bin=$(command -v qemu-system-x86_64)
+	mkdir -p "$root/usr/bin" "$root/usr/share/qemu"
+	cp "$qemu_bin" "$root/usr/bin/qemu-system-x86_64"
+	ldd "$qemu_bin" | grep -o '/[^ ]*' | sort -u | while read -r lib; do
+		mkdir -p "$root/$(dirname "$lib")"
+		cp -L "$lib" "$root/$lib"
+	done
+	for f in bios-256k.bin kvmvapic.bin linuxboot_dma.bin linuxboot.bin \
+		multiboot_dma.bin pvh.bin; do
+		src=/usr/share/qemu/$f
+		[ -e "$src" ] || src=/usr/share/seabios/$f
+		[ -e "$src" ] || die "--with-qemu: QEMU's $f not found"
+		cp -L "$src" "$root/usr/share/qemu/$f"
+	done
+fi
 for spec in "${extra[@]}"; do
 	src=${spec%%:*} dest=${spec#*:}
 	[ -e "$src" ] || die "--add: '$src' does not exist"
@@ -89,7 +113,7 @@ printf '%s\n' "$command" >"$root/pvsmm/lab-command.sh"
 cat >"$root/init" <<'INIT'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
-export PATH=/pvsmm:/bin:/sbin
+export PATH=/pvsmm:/bin:/sbin:/usr/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev

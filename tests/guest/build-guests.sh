@@ -1,0 +1,96 @@
+#!/bin/bash
+# Builds the two L2 Linux guests of the real-guest comparison, from Debian
+# packages only, into build/guest/ (nothing here is committed):
+#
+#   build/guest/amd64/{vmlinuz,initrd.gz}  Debian's amd64 kernel, the very
+#                                          one the lab boots as L1
+#   build/guest/i386/{vmlinuz,initrd.gz}   Debian's i386 686-pae kernel of
+#                                          the same version
+#
+# Each initramfs holds static busybox (of the guest's architecture), /init
+# (init.sh) and gtod-bench built for that architecture.  The i386 packages
+# (kernel image, busybox-static) are fetched with `apt-get download` and
+# unpacked with dpkg-deb -x, never installed: busybox-static:i386 would
+# replace the amd64 one the lab needs.  Downloads are kept in
+# build/guest/debs and reused.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+src=$top/tests/guest
+out=$top/build/guest
+CC=${CC:-cc}
+CFLAGS="-std=c11 -Wall -Wextra -Werror -O2"
+
+die() { echo "build-guests: $*" >&2; exit 1; }
+
+kver=$("$top/tools/kver.sh")		# e.g. 6.1.0-57-amd64
+abi=${kver%-amd64}			# e.g. 6.1.0-57
+img_ver=$(dpkg-query -W -f='${Version}' "linux-image-$kver")
+i386_pkg=linux-image-$abi-686-pae
+dpkg --print-foreign-architectures | grep -qx i386 ||
+	die "the i386 architecture is not enabled: run 'make deps'"
+
+mkdir -p "$out/debs" "$out/amd64" "$out/i386"
+
+# fetch PACKAGE[=VERSION]: the .deb into build/guest/debs, unless there.
+fetch() {
+	local name=${1%%[:=]*}
+	if ! ls "$out/debs/${name}_"*_i386.deb >/dev/null 2>&1; then
+		echo "build-guests: downloading $1" >&2
+		# apt-get download writes into the current directory.  Stale
+		# package lists (a version gone from the mirror): update once.
+		if ! (cd "$out/debs" && apt-get download -qq "$1" 2>/dev/null) &&
+			[ "$(id -u)" = 0 ]; then
+			apt-get update -qq
+			(cd "$out/debs" && apt-get download -qq "$1" 2>&1 |
+				grep -v "unsandboxed as root" >&2 || true)
+		fi
+		ls "$out/debs/${name}_"*_i386.deb >/dev/null 2>&1 ||
+			die "could not download $1 (apt-get update first?)"
+	fi
+	ls "$out/debs/${name}_"*_i386.deb | tail -n 1
+}
+
+# unpack DEB FILE DEST: one file out of a package.
+unpack() {
+	local tmp
+	tmp=$(mktemp -d)
+	dpkg-deb -x "$1" "$tmp"
+	cp "$tmp/$2" "$3"
+	rm -rf "$tmp"
+}
+
+# Kernels and busybox.
+cp "/boot/vmlinuz-$kver" "$out/amd64/vmlinuz"
+cp /bin/busybox "$out/amd64/busybox"
+deb=$(fetch "$i386_pkg:i386=$img_ver")
+[ "$out/i386/vmlinuz" -nt "$deb" ] ||
+	unpack "$deb" "boot/vmlinuz-$abi-686-pae" "$out/i386/vmlinuz"
+deb=$(fetch busybox-static:i386)
+[ "$out/i386/busybox" -nt "$deb" ] || unpack "$deb" bin/busybox "$out/i386/busybox"
+
+# gtod-bench, static, per architecture.
+sources="$src/gtod-bench.c $src/mono.c $src/klog.c"
+for arch in amd64 i386; do
+	m=-m64
+	[ $arch = i386 ] && m=-m32
+	# shellcheck disable=SC2086
+	$CC $CFLAGS $m -static -pthread -o "$out/$arch/gtod-bench" $sources
+done
+# ELF class (byte 4) 1 = 32-bit, e_machine (byte 18) 3 = i386.
+[ "$(od -An -tu1 -j4 -N1 "$out/i386/gtod-bench" | tr -d ' ')" = 1 ] &&
+	[ "$(od -An -tu1 -j18 -N1 "$out/i386/gtod-bench" | tr -d ' ')" = 3 ] ||
+	die "i386 gtod-bench is not an i386 binary (gcc-multilib missing?)"
+
+# The initramfs images.  Kernel's built-in initramfs supplies /dev/console.
+for arch in amd64 i386; do
+	root=$(mktemp -d)
+	mkdir -p "$root"/{bin,proc,sys,dev,tmp}
+	cp "$out/$arch/busybox" "$out/$arch/gtod-bench" "$root/bin/"
+	cp "$src/init.sh" "$root/init"
+	chmod 755 "$root/init" "$root/bin/busybox" "$root/bin/gtod-bench"
+	(cd "$root" && find . | cpio -o -H newc --quiet -R 0:0 | gzip -9) \
+		>"$out/$arch/initrd.gz"
+	rm -rf "$root"
+done
+echo "build-guests: $(cd "$top" && ls build/guest/*/vmlinuz build/guest/*/initrd.gz | tr '\n' ' ')"

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Guest tests: real Linux (L2) with acpi_pm as its clocksource, under
+pvsmm-vmm in every PM timer mode and under stock QEMU, 1 and 4 vCPUs, all
+in one lab boot.
+
+Every run must boot to the benchmark and power off, see all its vCPUs,
+keep acpi_pm as a stable clocksource, and never see CLOCK_MONOTONIC go
+back across vCPUs.  Per mode: `user` serves the PM timer in userspace (its
+port exits are there); `kernel-emu` and `reflect` never take a PM timer
+read to userspace for the whole run (exact), and `reflect` and
+`reflect-user` reflected reads.
+
+32-bit guests are not run by default: in this lab (QEMU 7.2's TCG
+emulating SVM) they cannot run at all, see tests/guest/README.md;
+--guests amd64,i386 tries them anyway.
+"""
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import guestlab  # noqa: E402
+
+
+class Checker:
+    def __init__(self):
+        self.passed = self.failed = self.skipped = 0
+
+    def check(self, run, what, cond, detail=""):
+        if cond:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print("FAIL %s: %s %s" % (run.describe(), what, detail))
+        return cond
+
+    def skip(self, what, why):
+        self.skipped += 1
+        print("skip %s: %s" % (what, why))
+
+
+def check_guest(c, run):
+    """What every run must show, whoever serves the PM timer."""
+    if not c.check(run, "booted to the benchmark", run.booted):
+        print("\n".join("    " + l for l in run.output[-25:]))
+        return False
+    r = run.result
+    if not c.check(run, "GUEST-RESULT line", r is not None):
+        print("\n".join("    " + l for l in run.output[-25:]))
+        return False
+    c.check(run, "powered off with status 0", run.rc == 0 and not run.timed_out,
+            "rc=%s%s" % (run.rc, " (timed out)" if run.timed_out else ""))
+    c.check(run, "benchmark status 0", run.done_rc == 0, "rc=%s" % run.done_rc)
+    c.check(run, "all vCPUs online", r.get("cpus") == run.vcpus,
+            "cpus=%s" % r.get("cpus"))
+    c.check(run, "one monotonicity thread per vCPU, pinned",
+            r.get("mono_threads") == run.vcpus and r.get("mono_pinned") == run.vcpus,
+            "threads=%s pinned=%s" % (r.get("mono_threads"), r.get("mono_pinned")))
+    c.check(run, "clocksource acpi_pm", r.get("clocksource") == "acpi_pm",
+            "got %s (available: %s)" % (r.get("clocksource"),
+                                       r.get("available_clocksource")))
+    c.check(run, "acpi_pm stayed stable", r.get("clocksource_stable") is True,
+            "end=%s last_switch=%s marked_unstable=%s override_refused=%s" % (
+                r.get("clocksource_end"), r.get("last_switch"),
+                r.get("marked_unstable"), r.get("override_refused")))
+    c.check(run, "no backwards step across vCPUs", r.get("backwards_steps") == 0,
+            "%s steps, largest %s ns" % (r.get("backwards_steps"),
+                                         r.get("max_step_back_ns")))
+    c.check(run, "exit counters bracketed the loop",
+            run.loop_count("exits") is not None, "snapshots: %s" % sorted(run.kvm))
+    return True
+
+
+def check_mode(c, run):
+    """The PM timer accounting of pvsmm-vmm's modes (whole run, exact)."""
+    if run.kind == "qemu":
+        return
+    if not c.check(run, "PVSMM-STATS line", run.stats is not None):
+        return
+    port_exits = run.pm_port_exits_total()
+    refl = run.reflections_total()
+    detail = "port %s exits=%d reflections=%d" % (run.pm_port(), port_exits, refl)
+    if run.kind == "user":
+        c.check(run, "PM timer reads exit to userspace", port_exits > 0, detail)
+        c.check(run, "no reflections", refl == 0, detail)
+    elif run.kind == "reflect-user":
+        c.check(run, "reads reflected", refl > 0, detail)
+    elif run.kind == "kernel-emu":
+        c.check(run, "no PM timer exit to userspace", port_exits == 0, detail)
+    elif run.kind == "reflect":
+        c.check(run, "no PM timer exit to userspace", port_exits == 0, detail)
+        c.check(run, "reads reflected", refl > 0, detail)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--modules", choices=["auto", "stock", "patched"], default="auto",
+                    help="KVM modules in L1 (auto: patched when built)")
+    ap.add_argument("--guests", default="amd64", help="amd64 and/or i386")
+    ap.add_argument("--vcpus", default="1,4")
+    ap.add_argument("--kinds", default="auto",
+                    help="comma-separated: qemu and pvsmm-vmm modes (auto: all that can run)")
+    ap.add_argument("--calls", type=int, default=2000)
+    ap.add_argument("--mono", type=int, default=1000)
+    ap.add_argument("--run-timeout", type=int, default=300)
+    args = ap.parse_args()
+
+    c = Checker()
+    modules = args.modules
+    if modules == "auto":
+        modules = "patched" if guestlab.patched_built() else "stock"
+    if args.kinds == "auto":
+        kinds = ["qemu"]
+        if not guestlab.vmm_supports_kernel():
+            c.skip("pvsmm-vmm modes", "build/host/pvsmm-vmm has no --kernel yet")
+        else:
+            for k in guestlab.PVSMM_MODES:
+                if k in guestlab.PATCHED_ONLY and modules != "patched":
+                    c.skip("--pmtimer=" + k, "needs the patched KVM modules "
+                           "(build/kvm/patched)")
+                else:
+                    kinds.append(k)
+    else:
+        kinds = args.kinds.split(",")
+    guests = args.guests.split(",")
+    if "i386" not in guests:
+        c.skip("i386 guest", "32-bit L2 guests cannot run in this lab "
+               "(tests/guest/README.md); --guests amd64,i386 tries")
+    runs = guestlab.plan(guests, kinds, [int(v) for v in args.vcpus.split(",")],
+                         args.calls, args.mono)
+    rc = guestlab.run_guests(runs, modules=modules, run_timeout=args.run_timeout,
+                             log=os.path.join(guestlab.TOP, "build/lab/guest-check.log"))
+    if rc == 125:
+        c.failed += 1
+        print("FAIL the lab itself failed (see build/lab/guest-check.log)")
+    for run in runs:
+        failed_before = c.failed
+        if check_guest(c, run):
+            check_mode(c, run)
+        if c.failed == failed_before:
+            r = run.result
+            print("ok   %s: %s, %.0f ns/call, %d s" % (
+                run.describe(), r.get("clocksource"),
+                r.get("ns_per_gettimeofday") or 0, run.seconds or 0))
+    print("guest: %d passed, %d failed, %d skipped" % (c.passed, c.failed, c.skipped))
+    return 1 if c.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The real-guest comparison: a Linux guest whose clocksource is the ACPI
+PM timer, calling gettimeofday() in a loop (the 2010 RFC's benchmark),
+under every pvsmm-vmm PM timer mode and under stock QEMU, 1 and 4 vCPUs.
+
+One lab boot, without icount (an L2 Linux does not finish under it), so
+times are wall-clock time of an emulated machine: compare the rows of one
+run with each other, as ratios; the exit counts are exact whatever the
+speed.  What each column counts is written out in tests/guest/guestlab.py.
+Writes results/guest.json and results/guest.png (cost per call by mode,
+grouped per guest) and prints the table.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.join(TOP, "tests", "guest"))
+import guestlab  # noqa: E402
+
+ORDER = ["qemu", "user", "reflect-user", "kernel-emu", "reflect"]
+
+
+def fmt(value, spec):
+    return "-" if value is None else spec % value
+
+
+def print_table(rows, out=sys.stdout):
+    head = ("guest", "mode", "vCPUs", "calls", "ns/call", "cycles/call",
+            "exits/call", "user exits/call", "refl/call", "clocksource",
+            "stable", "back")
+    f = "%-6s %-13s %5s %7s %9s %11s %10s %15s %9s %-11s %6s %4s"
+    print(f % head, file=out)
+    for r in rows:
+        print(f % (r["guest"], r["mode"], r["vcpus"], r["calls"],
+                   fmt(r["ns_per_gettimeofday"], "%.0f"),
+                   fmt(r["cycles_per_call"], "%.0f"),
+                   fmt(r["exits_per_call"], "%.3f"),
+                   fmt(r["userspace_exits_per_call"], "%.3f"),
+                   fmt(r["reflections_per_call"], "%.3f"),
+                   r["clocksource"] or "-",
+                   {True: "yes", False: "NO", None: "-"}[r["clocksource_stable"]],
+                   fmt(r["backwards_steps"], "%d")), file=out)
+
+
+def plot(rows, path):
+    """Bars of ns per gettimeofday, one cluster per mode (1 and 4 vCPUs),
+    one group per guest; gnuplot (gnuplot-nox) draws it."""
+    gnuplot = shutil.which("gnuplot")
+    if not gnuplot:
+        print("guest_compare: gnuplot not found, no plot (make deps)", file=sys.stderr)
+        return False
+    guests = [g for g in guestlab.GUESTS if any(r["guest"] == g for r in rows)]
+    vcpus = sorted({r["vcpus"] for r in rows})
+    with tempfile.TemporaryDirectory() as tmp:
+        data = os.path.join(tmp, "guest.dat")
+        with open(data, "w") as f:
+            for g in guests:
+                f.write("# %s\n" % g)
+                for mode in ORDER:
+                    vals = []
+                    for v in vcpus:
+                        match = [r for r in rows if r["guest"] == g and
+                                 r["mode"] == mode and r["vcpus"] == v]
+                        ns = match[0]["ns_per_gettimeofday"] if match else None
+                        vals.append("%.1f" % (ns / 1000.0) if ns else "NaN")
+                    if any(v != "NaN" for v in vals):
+                        f.write('"%s" %s\n' % (mode, " ".join(vals)))
+                f.write("\n\n")
+        parts = []
+        for i, g in enumerate(guests):
+            for j, v in enumerate(vcpus):
+                src = ("newhistogram \"%s guest\" lt 1, '%s' index %d" % (g, data, i)
+                       if j == 0 else "''  index %d" % i)
+                xtic = ":xtic(1)" if j == 0 else ""
+                title = ("title '%d vCPU%s'" % (v, "s" if v > 1 else "")
+                         if i == 0 else "notitle")
+                parts.append("%s using %d%s %s" % (src, j + 2, xtic, title))
+        script = "\n".join([
+            "set terminal pngcairo size 960,540 font 'sans,10' noenhanced",
+            "set output '%s'" % path,
+            "set title 'gettimeofday() with clocksource=acpi_pm, nested KVM lab "
+            "(wall time, no icount)'",
+            "set ylabel 'microseconds per call'",
+            "set style data histogram",
+            "set style histogram clustered gap 1",
+            "set style fill solid 0.8 border -1",
+            "set boxwidth 0.9",
+            "set yrange [0:*]",
+            "set grid ytics",
+            "set key top right",
+            "set xtics nomirror",
+            "plot " + ", ".join(parts),
+        ])
+        proc = subprocess.run([gnuplot], input=script, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if proc.returncode != 0:
+            print("guest_compare: gnuplot failed:\n" + proc.stderr, file=sys.stderr)
+            return False
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--modules", choices=["auto", "stock", "patched"], default="auto",
+                    help="KVM modules in L1 (auto: patched when built)")
+    ap.add_argument("--guests", default="amd64",
+                    help="amd64 and/or i386 (32-bit guests do not run in this "
+                    "lab, see tests/guest/README.md)")
+    ap.add_argument("--kinds", default="auto",
+                    help="qemu and pvsmm-vmm modes, comma-separated (auto: all that can run)")
+    ap.add_argument("--vcpus", default="1,4")
+    ap.add_argument("--calls", type=int, default=20000)
+    ap.add_argument("--mono", type=int, default=2000)
+    ap.add_argument("--run-timeout", type=int, default=400)
+    ap.add_argument("--output", default=os.path.join(TOP, "results", "guest.json"))
+    args = ap.parse_args()
+
+    modules = args.modules
+    if modules == "auto":
+        modules = "patched" if guestlab.patched_built() else "stock"
+    if args.kinds == "auto":
+        kinds = ["qemu"]
+        if guestlab.vmm_supports_kernel():
+            kinds += [k for k in guestlab.PVSMM_MODES
+                      if modules == "patched" or k not in guestlab.PATCHED_ONLY]
+        else:
+            print("guest_compare: build/host/pvsmm-vmm has no --kernel: "
+                  "stock QEMU only", file=sys.stderr)
+    else:
+        kinds = args.kinds.split(",")
+    runs = guestlab.plan(args.guests.split(","), kinds,
+                         [int(v) for v in args.vcpus.split(",")],
+                         args.calls, args.mono)
+    rc = guestlab.run_guests(runs, modules=modules, run_timeout=args.run_timeout,
+                             log=os.path.join(TOP, "build/lab/guest-compare.log"))
+    failed = [r for r in runs if r.result is None]
+    for r in failed:
+        print("guest_compare: run %s gave no result (rc=%s):" % (r.describe(), r.rc),
+              file=sys.stderr)
+        print("\n".join("    " + l for l in r.output[-15:]), file=sys.stderr)
+    rows = [guestlab.row_of(r) for r in runs if r.result is not None]
+    rows.sort(key=lambda r: (guestlab.GUESTS.index(r["guest"]), r["vcpus"],
+                             ORDER.index(r["mode"])))
+    print("pvsmm: gettimeofday() on a Linux guest with clocksource=acpi_pm "
+          "(%s KVM modules in L1, wall time, no icount)" % modules)
+    print_table(rows)
+    os.makedirs(os.path.dirname(args.output), exist_ok=True)
+    with open(args.output, "w") as f:
+        json.dump({"lab": {"modules": modules, "icount": None,
+                           "counting": guestlab.__doc__.split("\n\n", 1)[1].strip()},
+                   "rows": rows}, f, indent=2)
+        f.write("\n")
+    png = os.path.splitext(args.output)[0] + ".png"
+    drawn = rows and plot(rows, png)
+    print("results written to %s%s" % (
+        os.path.relpath(args.output, TOP),
+        " and " + os.path.relpath(png, TOP) if drawn else ""))
+    return 1 if failed or rc == 125 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
