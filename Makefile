@@ -5,6 +5,7 @@
 #   make            firmware image and VMM (build/)
 #   make demo       the exit/cost comparison in the nested KVM lab
 #   make check      every test: unit, ABI mirror, command line, lab
+#   make guest-demo Linux guests on acpi_pm: pvsmm modes vs stock QEMU
 #   make deps       the Debian packages everything needs (run as root)
 #   make install    for KVM users: the patched KVM through DKMS, the
 #                   option ROM and the QEMU shim (see the README)
@@ -16,7 +17,7 @@ BUILD   := build
 CC      ?= cc
 CFLAGS  := -std=c11 -Wall -Wextra -Werror -O2 -Iinclude
 
-.PHONY: all deps firmware host abi-inc abi-check unit firmware-check lab-check lab-check-patched check demo clean
+.PHONY: all deps firmware host abi-inc abi-check unit firmware-check lab-check lab-check-patched guest-images guest-check guest-demo check demo clean
 
 all: firmware host optionrom uefi shim
 
@@ -67,12 +68,25 @@ include host/kvm/kvm.mk
 lab-check-patched: all kvm-modules
 	tests/lab/check.py --modules patched
 
+# Real Linux guests (tests/guest): Debian's kernel booted with
+# clocksource=acpi_pm under pvsmm-vmm in every PM timer mode and under
+# Debian's stock QEMU, 1 and 4 vCPUs, in one lab boot.  The images are
+# built from Debian packages into build/guest.
+guest-images: | deps
+	tests/guest/build-guests.sh
+
+guest-check: all kvm-modules guest-images
+	tests/guest/check.py --modules patched
+
+guest-demo: all kvm-modules guest-images
+	tools/guest_compare.py --modules patched
+
 # pvsmm with stock QEMU (option ROM, shim) and installing it (DKMS).
 include tests/qemu/qemu.mk
 include host/kvm/dkms/dkms.mk
 
 check: abi-check unit firmware-check kvm-checkpatch lab-check kvm-lab-check lab-check-patched \
-	qemu-check dkms-check
+	guest-check qemu-check dkms-check
 
 demo: all kvm-modules
 	tools/compare.py

@@ -75,7 +75,8 @@ def plot(rows, path):
         parts = []
         for i, g in enumerate(guests):
             for j, v in enumerate(vcpus):
-                src = ("newhistogram \"%s guest\" lt 1, '%s' index %d" % (g, data, i)
+                src = ("newhistogram \"%s guest\" offset 0,-1 lt 1, '%s' index %d"
+                       % (g, data, i)
                        if j == 0 else "''  index %d" % i)
                 xtic = ":xtic(1)" if j == 0 else ""
                 title = ("title '%d vCPU%s'" % (v, "s" if v > 1 else "")
@@ -95,6 +96,7 @@ def plot(rows, path):
             "set grid ytics",
             "set key top right",
             "set xtics nomirror",
+            "set bmargin 4",
             "plot " + ", ".join(parts),
         ])
         proc = subprocess.run([gnuplot], input=script, text=True,
@@ -120,7 +122,15 @@ def main():
     ap.add_argument("--mono", type=int, default=2000)
     ap.add_argument("--run-timeout", type=int, default=400)
     ap.add_argument("--output", default=os.path.join(TOP, "results", "guest.json"))
+    ap.add_argument("--replot", action="store_true",
+                    help="no lab: print the table and draw the plot from --output")
     args = ap.parse_args()
+    png = os.path.splitext(args.output)[0] + ".png"
+    if args.replot:
+        with open(args.output) as f:
+            rows = json.load(f)["rows"]
+        print_table(rows)
+        return 0 if plot(rows, png) else 1
 
     modules = args.modules
     if modules == "auto":
@@ -157,7 +167,6 @@ def main():
                            "counting": guestlab.__doc__.split("\n\n", 1)[1].strip()},
                    "rows": rows}, f, indent=2)
         f.write("\n")
-    png = os.path.splitext(args.output)[0] + ".png"
     drawn = rows and plot(rows, png)
     print("results written to %s%s" % (
         os.path.relpath(args.output, TOP),

@@ -75,7 +75,8 @@ for spec in "$@"; do
 				-nodefaults -no-reboot -serial stdio -display none \
 				-kernel "$kernel" -initrd "$initrd" -append "$append"
 		else
-			timeout "$run_timeout" pvsmm-vmm --kernel "$kernel" \
+			timeout "$run_timeout" pvsmm-vmm \
+				--firmware /pvsmm/pvsmm-fw.bin --kernel "$kernel" \
 				--initrd "$initrd" \
 				--append "$append gtod_marker=$marker" \
 				--vcpus "$vcpus" --mem 256 --pmtimer="$kind"
