@@ -51,6 +51,7 @@ struct options {
 	uint64_t mono_iters;
 	unsigned int marker_port;	/* 0: none */
 	unsigned int settle_ms;
+	uint64_t inject_back_ns;	/* tests the detector (mono.h) */
 	const char *expect;		/* the clocksource we asked for */
 };
 
@@ -119,7 +120,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: gtod-bench [--calls N] [--mono-iters N] [--marker-port PORT]\n"
-		"                  [--settle-ms MS] [--expect CLOCKSOURCE]\n");
+		"                  [--settle-ms MS] [--expect CLOCKSOURCE]\n"
+		"                  [--inject-back-ns NS]\n");
 	exit(2);
 }
 
@@ -150,6 +152,8 @@ static void parse(int argc, char **argv, struct options *o)
 			o->marker_port = (unsigned int)number(argv[++i]) & 0xffff;
 		else if (!strcmp(argv[i], "--settle-ms"))
 			o->settle_ms = (unsigned int)number(argv[++i]);
+		else if (!strcmp(argv[i], "--inject-back-ns"))
+			o->inject_back_ns = number(argv[++i]);
 		else if (!strcmp(argv[i], "--expect"))
 			o->expect = argv[++i];
 		else
@@ -199,7 +203,7 @@ int main(int argc, char **argv)
 	if (pinned)
 		sched_setaffinity(0, sizeof(all_cpus), &all_cpus);
 
-	if (mono_run(o.mono_iters, &mono) != 0)
+	if (mono_run(o.mono_iters, o.inject_back_ns, &mono) != 0)
 		fprintf(stderr, "gtod-bench: the monotonicity threads did not run\n");
 	klog_scan(o.expect, &klog);
 	read_line(CS_DIR "current_clocksource", cs_end, sizeof(cs_end));

@@ -40,6 +40,7 @@ struct worker {
 	pthread_t thread;
 	int cpu;
 	uint64_t iters;
+	uint64_t inject;
 	int pinned;
 	uint64_t backwards;
 	uint64_t max_back;
@@ -73,6 +74,9 @@ static void *worker_main(void *arg)
 						     memory_order_acquire);
 		uint64_t now = now_ns();
 
+		if (w->inject && i % 100 == 99)
+			now -= w->inject;
+
 		if (now < seen) {
 			w->backwards++;
 			if (seen - now > w->max_back)
@@ -88,7 +92,7 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-int mono_run(uint64_t iters, struct mono_result *out)
+int mono_run(uint64_t iters, uint64_t inject_back_ns, struct mono_result *out)
 {
 	static struct worker workers[MAX_THREADS];
 	cpu_set_t online;
@@ -109,6 +113,7 @@ int mono_run(uint64_t iters, struct mono_result *out)
 		memset(w, 0, sizeof(*w));
 		w->cpu = cpu;
 		w->iters = iters;
+		w->inject = inject_back_ns;
 		int err = pthread_create(&w->thread, NULL, worker_main, w);
 		if (err) {
 			fprintf(stderr, "gtod-bench: pthread_create: %s\n",

@@ -15,8 +15,10 @@ struct mono_result {
 /*
  * Cross-vCPU monotonicity of CLOCK_MONOTONIC: one thread per online CPU,
  * each doing `iters` reads against one shared, published maximum.
+ * inject_back_ns != 0 tests the detector itself: every 100th read of
+ * each thread is made that much earlier than the clock said.
  * Returns 0, or -1 when threads could not be started.
  */
-int mono_run(uint64_t iters, struct mono_result *out);
+int mono_run(uint64_t iters, uint64_t inject_back_ns, struct mono_result *out);
 
 #endif
