@@ -107,6 +107,10 @@ int main(void)
 	FIELD("PVSMM_BOOTINFO", pvsmm_bootinfo, check_reads);
 	FIELD("PVSMM_BOOTINFO", pvsmm_bootinfo, pm_timer_port);
 	FIELD("PVSMM_BOOTINFO", pvsmm_bootinfo, flags);
+	FIELD("PVSMM_BOOTINFO", pvsmm_bootinfo, linux_entry);
+	FIELD("PVSMM_BOOTINFO", pvsmm_bootinfo, linux_boot_params);
+	CONST(PVSMM_BOOTINFO_LINUX);
+	CONST(PVSMM_BOOTINFO_LINUX_ENTRY32);
 	CONST(PVSMM_FW_STACKS_GPA);
 	CONST(PVSMM_FW_STACK_SIZE);
 	CONST(PVSMM_FW_PAGETABLES_GPA);
