@@ -5,6 +5,8 @@
 ; BSP: IDT, bootinfo, banner, kvmclock, handler install, local handler check,
 ; registration, then SH_READY (releases the APs), its own self-test, and the
 ; summary.  APs: kvmclock, self-test, park.  R15 = vCPU index throughout.
+; When bootinfo asks for Linux, the BSP stops after registration and enters
+; the kernel instead (linux.asm); the APs then never run firmware at all.
 
 	bits	64
 
@@ -45,6 +47,8 @@ bsp_main64:
 	call	install_handler
 	call	hcheck
 	call	register_handler
+	test	dword [abs SH_BOOT_FLAGS], PVSMM_BOOTINFO_LINUX
+	jnz	linux_enter		; does not return
 %ifdef PVSMM_FW_QEMU_TEST
 	call	qemu_test_setup		; test image only, see qemu.asm
 %endif
@@ -87,6 +91,12 @@ read_bootinfo:
 	mov	[abs SH_READS], rax
 	mov	rax, [rsi + PVSMM_BOOTINFO_check_reads]
 	mov	[abs SH_CHECK_READS], rax
+	movzx	eax, word [rsi + PVSMM_BOOTINFO_flags]
+	mov	[abs SH_BOOT_FLAGS], eax
+	mov	rax, [rsi + PVSMM_BOOTINFO_linux_entry]
+	mov	[abs SH_LINUX_ENTRY], rax
+	mov	rax, [rsi + PVSMM_BOOTINFO_linux_boot_params]
+	mov	[abs SH_LINUX_BP], rax
 	movzx	eax, word [rsi + PVSMM_BOOTINFO_pm_timer_port]
 	test	eax, eax
 	jz	.out			; 0: keep the default

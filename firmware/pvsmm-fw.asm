@@ -15,6 +15,7 @@
 ;	register.asm	kvmclock, handler install, descriptor, registration
 ;	hcheck.asm	local handler check (the BSP plays host once)
 ;	selftest.asm	check and bench phases, the summary
+;	linux.asm	hand-over to a Linux kernel (x86 boot protocol)
 ;	handler.asm	the reflection handler (position-independent blob)
 ;	pm_math.asm	the time math shared by handler, self-test and tests
 ;	qemu.asm	test image only (-DPVSMM_FW_QEMU_TEST): AP start-up by
@@ -45,6 +46,7 @@
 %include "register.asm"
 %include "hcheck.asm"
 %include "selftest.asm"
+%include "linux.asm"
 %include "handler.asm"
 %ifdef PVSMM_FW_QEMU_TEST
 %include "qemu.asm"		; test image only
