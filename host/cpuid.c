@@ -9,6 +9,7 @@
 #include "cpuid.h"
 
 #define EXTRA_ENTRIES	4	/* room for leaves we may add */
+#define CPUID_1_ECX_HYPERVISOR	(1u << 31)
 
 void cpuid_init(struct vm *vm)
 {
@@ -97,6 +98,14 @@ void cpuid_setup_vcpu(struct vcpu *v)
 		switch (e->function) {
 		case 0x1:	/* EBX[31:24]: initial APIC ID */
 			e->ebx = (e->ebx & 0x00ffffffu) | (v->index << 24);
+			/*
+			 * ECX[31]: "running under a hypervisor".  KVM leaves it
+			 * to the VMM; without it a kernel never looks at the
+			 * KVM leaves, so it has no kvmclock -- and then the
+			 * vCPUs it starts have none that a reflection could
+			 * copy into the save area.
+			 */
+			e->ecx |= CPUID_1_ECX_HYPERVISOR;
 			break;
 		case 0xb:	/* x2APIC topology: EDX = x2APIC ID */
 		case 0x1f:

@@ -3,7 +3,9 @@
 #include <string.h>
 
 #include "io.h"
+#include "cmos.h"
 #include "debug_exit.h"
+#include "platform_io.h"
 #include "marker.h"
 #include "pm_timer.h"
 #include "reflect_user.h"
@@ -44,6 +46,16 @@ static void port_access(struct vcpu *v, uint16_t port, uint8_t size,
 	}
 	if (port == PVSMM_DEFAULT_RETURN_PORT && !in)
 		return;		/* a return with no reflection pending */
+	if (pm1_owns_port(port)) {
+		pm1_access(&v->vm->pm1, port, in, data, size);
+		return;
+	}
+	if (port == CMOS_INDEX_PORT || port == CMOS_DATA_PORT) {
+		cmos_access(port, in, data, size);
+		return;
+	}
+	if (platform_io_access(v, port, in, data, size))
+		return;
 
 	/* Nothing there: reads float high, writes vanish. */
 	v->counters.unknown_io++;

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "vmm.h"
+#include "acpi.h"
+#include "linux_load.h"
 #include "stats.h"
 #include "vcpu.h"
 #include "vm.h"
@@ -23,8 +25,16 @@ static void usage(FILE *f)
 "usage: " VMM_NAME " --firmware FILE [options]\n"
 "  --firmware FILE     firmware image, exactly %u bytes, mapped read-only\n"
 "                      at 0x%x (reset vector at its end)\n"
+"  --kernel FILE       boot this Linux bzImage (boot protocol 2.12+) after\n"
+"                      the firmware's registration, instead of its\n"
+"                      self-test; the kernel gets ACPI tables (PM timer at\n"
+"                      --pm-port, PM1 at 0x600, SCI IRQ 9), an e820 map and\n"
+"                      COM1 (use console=ttyS0); APs start by INIT/SIPI\n"
+"  --initrd FILE       initramfs for --kernel\n"
+"  --append CMDLINE    kernel command line for --kernel (default empty)\n"
 "  --vcpus N           vCPUs, 1..%u (default 1)\n"
-"  --mem MiB           guest RAM from address 0, %u..%u (default 64)\n"
+"  --mem MiB           guest RAM from address 0, %u..%u (default 64; a\n"
+"                      Debian kernel and initrd want 256)\n"
 "  --pmtimer MODE      how PM timer reads are served (default user):\n"
 "                        user          exit to this VMM's device\n"
 "                        reflect-user  this VMM reflects them into the\n"
@@ -32,13 +42,16 @@ static void usage(FILE *f)
 "                        kernel-emu    in-kernel device (patched KVM)\n"
 "                        reflect       KVM reflects them (patched KVM)\n"
 "  --pm-port PORT      PM timer counter port (default 0x%x)\n"
-"  --reads N           bench PM timer reads per vCPU (default 100000)\n"
-"  --check-reads N     reads checked against kvmclock (default 1000)\n"
+"  --reads N           self-test: bench PM timer reads per vCPU (default\n"
+"                      100000)\n"
+"  --check-reads N     self-test: reads checked against kvmclock (default\n"
+"                      1000)\n"
 "  --return auto|exit  exit: always the generic return (default auto)\n"
 "  --stats FILE        also write the PVSMM-STATS JSON to FILE\n"
 "  --help              this text\n"
-"Exit status: 0 guest passed, 1 guest failed, 2 setup error (arguments,\n"
-"firmware, KVM), 3 VM error (triple fault, unexpected exit).\n"
+"Exit status: 0 guest passed (self-test) or powered off (ACPI S5),\n"
+"1 guest failed, 2 setup error (arguments, firmware, kernel, KVM), 3 VM\n"
+"error (triple fault, unexpected exit), 4 guest reset (reboot).\n"
 "At exit one line 'PVSMM-STATS {json}' goes to stdout.\n",
 		PVSMM_FW_ROM_SIZE, PVSMM_FW_ROM_GPA, VMM_MAX_VCPUS,
 		VMM_MIN_MEM_MIB, VMM_MAX_MEM_MIB, PVSMM_PM_TIMER_DEFAULT_PORT);
@@ -80,9 +93,26 @@ static enum pmtimer_mode parse_mode(const char *arg)
 		arg);
 }
 
-/* The PM timer must not shadow one of the VMM's own ports. */
+/*
+ * The PM timer must not shadow one of the VMM's own ports, nor a device
+ * KVM serves in the kernel (those reads would never reach the timer).
+ */
 static void check_pm_port(uint16_t port)
 {
+	static const struct { uint16_t first, last; } taken[] = {
+		{ 0x20, 0x21 }, { 0xa0, 0xa1 }, { 0x4d0, 0x4d1 },  /* 8259s */
+		{ 0x40, 0x43 }, { 0x61, 0x61 },			   /* PIT */
+		{ 0x60, 0x60 }, { 0x64, 0x64 }, { 0x70, 0x71 },
+		{ 0x80, 0x80 }, { 0x92, 0x92 }, { 0xcf8, 0xcff },
+		{ ACPI_PM1_EVT_PORT, ACPI_PM1_EVT_PORT + ACPI_PM1_EVT_LEN - 1 },
+		{ ACPI_PM1_CNT_PORT, ACPI_PM1_CNT_PORT + ACPI_PM1_CNT_LEN - 1 },
+	};
+
+	for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++)
+		if (port >= taken[i].first && port <= taken[i].last)
+			vmm_die(EXIT_SETUP_ERROR,
+				"--pm-port 0x%x collides with a platform device",
+				port);
 	if ((port >= PVSMM_SERIAL_PORT && port < PVSMM_SERIAL_PORT + 8) ||
 	    port == PVSMM_DEBUG_EXIT_PORT || port == PVSMM_MARKER_PORT ||
 	    port == PVSMM_DEFAULT_RETURN_PORT)
@@ -94,7 +124,8 @@ static void check_pm_port(uint16_t port)
 static void parse_args(int argc, char **argv, struct vmm_options *o)
 {
 	enum { OPT_FIRMWARE = 1, OPT_VCPUS, OPT_MEM, OPT_PMTIMER, OPT_PM_PORT,
-	       OPT_READS, OPT_CHECK_READS, OPT_RETURN, OPT_STATS, OPT_HELP };
+	       OPT_READS, OPT_CHECK_READS, OPT_RETURN, OPT_STATS, OPT_KERNEL,
+	       OPT_INITRD, OPT_APPEND, OPT_HELP };
 	static const struct option longopts[] = {
 		{ "firmware", required_argument, NULL, OPT_FIRMWARE },
 		{ "vcpus", required_argument, NULL, OPT_VCPUS },
@@ -105,6 +136,9 @@ static void parse_args(int argc, char **argv, struct vmm_options *o)
 		{ "check-reads", required_argument, NULL, OPT_CHECK_READS },
 		{ "return", required_argument, NULL, OPT_RETURN },
 		{ "stats", required_argument, NULL, OPT_STATS },
+		{ "kernel", required_argument, NULL, OPT_KERNEL },
+		{ "initrd", required_argument, NULL, OPT_INITRD },
+		{ "append", required_argument, NULL, OPT_APPEND },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -166,6 +200,15 @@ static void parse_args(int argc, char **argv, struct vmm_options *o)
 		case OPT_STATS:
 			o->stats_path = optarg;
 			break;
+		case OPT_KERNEL:
+			o->kernel_path = optarg;
+			break;
+		case OPT_INITRD:
+			o->initrd_path = optarg;
+			break;
+		case OPT_APPEND:
+			o->cmdline = optarg;
+			break;
 		case OPT_HELP:
 			usage(stdout);
 			exit(0);
@@ -188,6 +231,9 @@ static void parse_args(int argc, char **argv, struct vmm_options *o)
 			argv[optind]);
 	if (!o->firmware_path)
 		vmm_die(EXIT_SETUP_ERROR, "--firmware FILE is required (see --help)");
+	if (!o->kernel_path && (o->initrd_path || o->cmdline))
+		vmm_die(EXIT_SETUP_ERROR, "%s needs --kernel (see --help)",
+			o->initrd_path ? "--initrd" : "--append");
 	check_pm_port(o->pm_port);
 }
 
@@ -207,6 +253,8 @@ static void *signal_thread(void *arg)
 	sigaddset(&set, SIGTERM);
 	while (sigwait(&set, &sig) == 0) {
 		vmm_warn("%s: stopping the VM", strsignal(sig));
+		/* A run that had to be stopped probably hung: show where. */
+		atomic_store(&vm->dump_on_stop, true);
 		vm_request_stop(vm, EXIT_RUNTIME_ERROR);
 	}
 	return NULL;
@@ -237,6 +285,8 @@ int main(int argc, char **argv)
 
 	parse_args(argc, argv, &opts);
 	vm_load_firmware(opts.firmware_path, firmware);
+	if (opts.kernel_path)
+		linux_check_files(&opts);
 	if (opts.stats_path) {
 		stats_file = fopen(opts.stats_path, "w");
 		if (!stats_file)
@@ -247,8 +297,10 @@ int main(int argc, char **argv)
 	vm_create(&vm, &opts, firmware);
 	start_signal_thread(&vm);
 	vcpus_create(&vm);
+	pm1_start(&vm.pm1);	/* after the signal mask: it inherits it */
 	vcpus_start(&vm);
 	vcpus_join(&vm);
+	pm1_stop(&vm.pm1);
 
 	int status = atomic_load(&vm.exit_code);
 	if (status < 0)

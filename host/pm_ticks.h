@@ -10,4 +10,13 @@
  */
 uint32_t pm_timer_ticks_from_ns(uint64_t ns);
 
+/* The same count before the mod 2^24: ticks since kvmclock's zero. */
+uint64_t pm_timer_total_ticks(uint64_t ns);
+
+/* The first ns at which pm_timer_total_ticks() reaches ticks. */
+uint64_t pm_timer_ns_at_ticks(uint64_t ticks);
+
+/* Bit 23 of the counter toggles when total_ticks >> 23 changes. */
+#define PM_TIMER_CARRY_SHIFT	23
+
 #endif

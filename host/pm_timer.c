@@ -11,7 +11,7 @@
 #include "pm_timer.h"
 #include "vm.h"
 
-uint32_t pm_timer_now(struct vm *vm)
+uint64_t pm_timer_clock_ns(struct vm *vm)
 {
 	struct kvm_clock_data clock;
 
@@ -21,7 +21,12 @@ uint32_t pm_timer_now(struct vm *vm)
 		vm_request_stop(vm, EXIT_RUNTIME_ERROR);
 		return 0;
 	}
-	return pm_timer_ticks_from_ns(clock.clock);
+	return clock.clock;
+}
+
+uint32_t pm_timer_now(struct vm *vm)
+{
+	return pm_timer_ticks_from_ns(pm_timer_clock_ns(vm));
 }
 
 void pm_timer_read(struct vm *vm, uint8_t *data, uint8_t size)

@@ -5,6 +5,8 @@
 #include "vmm.h"
 #include "pm_ticks.h"
 
+/* kvmclock now (KVM_GET_CLOCK), in ns; stops the VM and returns 0 on error. */
+uint64_t pm_timer_clock_ns(struct vm *vm);
 /* The counter now, from KVM_GET_CLOCK (the guest's kvmclock). */
 uint32_t pm_timer_now(struct vm *vm);
 /* A 1, 2 or 4-byte read of the counter register into data. */

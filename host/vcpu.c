@@ -50,11 +50,14 @@ static void vcpu_create(struct vm *vm, unsigned int index)
 	cpuid_setup_vcpu(v);
 
 	/*
-	 * With the in-kernel LAPIC, APs wait for INIT/SIPI.  Make them
-	 * runnable so that every vCPU starts at the reset vector and runs the
-	 * firmware itself (APIC ID = vCPU id = index).
+	 * With the in-kernel LAPIC, APs wait for INIT/SIPI.  For the
+	 * self-test, make them runnable so that every vCPU starts at the
+	 * reset vector and runs the firmware itself (APIC ID = vCPU id =
+	 * index).  A Linux guest starts its APs itself, by INIT/SIPI into its
+	 * own trampoline; the registration is VM-wide, so they need no
+	 * firmware.
 	 */
-	if (index > 0) {
+	if (index > 0 && !vm->opts->kernel_path) {
 		struct kvm_mp_state mp = { .mp_state = KVM_MP_STATE_RUNNABLE };
 
 		if (ioctl(v->fd, KVM_SET_MP_STATE, &mp) < 0)
@@ -78,7 +81,9 @@ void vcpu_dump_state(struct vcpu *v)
 {
 	struct kvm_regs r;
 	struct kvm_sregs s;
+	struct kvm_mp_state mp = { .mp_state = ~0u };
 
+	ioctl(v->fd, KVM_GET_MP_STATE, &mp);	/* best effort */
 	if (ioctl(v->fd, KVM_GET_REGS, &r) < 0 ||
 	    ioctl(v->fd, KVM_GET_SREGS, &s) < 0) {
 		vmm_warn("vCPU %u: cannot read registers: %s", v->index,
@@ -86,12 +91,12 @@ void vcpu_dump_state(struct vcpu *v)
 		return;
 	}
 	fprintf(stderr,
-		"  vCPU %u: rip %016llx rsp %016llx rflags %016llx\n"
+		"  vCPU %u: mp_state %u rip %016llx rsp %016llx rflags %016llx\n"
 		"  rax %016llx rbx %016llx rcx %016llx rdx %016llx\n"
 		"  rsi %016llx rdi %016llx rbp %016llx\n"
 		"  cs %04x base %llx l%u db%u dpl%u  ss %04x dpl%u\n"
 		"  cr0 %llx cr3 %llx cr4 %llx efer %llx idt %llx/%x gdt %llx/%x\n",
-		v->index, r.rip, r.rsp, r.rflags, r.rax, r.rbx, r.rcx, r.rdx,
+		v->index, mp.mp_state, r.rip, r.rsp, r.rflags, r.rax, r.rbx, r.rcx, r.rdx,
 		r.rsi, r.rdi, r.rbp, s.cs.selector, s.cs.base, s.cs.l, s.cs.db,
 		s.cs.dpl, s.ss.selector, s.ss.dpl, s.cr0, s.cr3, s.cr4, s.efer,
 		s.idt.base, s.idt.limit, s.gdt.base, s.gdt.limit);
@@ -176,6 +181,8 @@ static void *vcpu_thread(void *arg)
 	}
 
 	stats_snapshot(v, &v->finish);
+	if (atomic_load(&vm->dump_on_stop))
+		vcpu_dump_state(v);
 	return NULL;
 }
 

@@ -13,6 +13,9 @@
 #include <unistd.h>
 
 #include "vm.h"
+#include "irq.h"
+#include "linux_load.h"
+#include "serial.h"
 #include "vcpu.h"
 #include "registration.h"
 
@@ -151,6 +154,11 @@ static void set_memslot(struct vm *vm, uint32_t slot, uint32_t flags,
 			slot, strerror(errno));
 }
 
+static void serial_set_irq(void *ctx, bool level)
+{
+	irq_set_line(ctx, SERIAL_IRQ, level);
+}
+
 static void write_bootinfo(struct vm *vm)
 {
 	struct pvsmm_bootinfo bi = {
@@ -162,6 +170,9 @@ static void write_bootinfo(struct vm *vm)
 		.pm_timer_port = vm->opts->pm_port,
 	};
 	void *dst = guest_ram_ptr(vm, PVSMM_BOOTINFO_GPA, sizeof(bi));
+
+	if (vm->opts->kernel_path)
+		linux_load(vm, &bi);
 
 	memcpy(dst, &bi, sizeof(bi));
 }
@@ -233,6 +244,7 @@ void vm_create(struct vm *vm, const struct vmm_options *opts,
 	vm->nr_vcpus = opts->nr_vcpus;
 	vm->ram_size = opts->mem_mib << 20;
 	atomic_init(&vm->stopping, false);
+	atomic_init(&vm->dump_on_stop, false);
 	atomic_init(&vm->exit_code, -1);
 	pthread_mutex_init(&vm->reg.lock, NULL);
 
@@ -279,18 +291,34 @@ void vm_create(struct vm *vm, const struct vmm_options *opts,
 	if (ioctl(vm->vm_fd, KVM_CREATE_IRQCHIP, 0) < 0)
 		vmm_die(EXIT_SETUP_ERROR, "KVM_CREATE_IRQCHIP: %s",
 			strerror(errno));
-	struct kvm_pit_config pit = { .flags = 0 };
+	/*
+	 * SPEAKER_DUMMY: KVM then also serves port 0x61 (speaker gate, PIT
+	 * channel 2 output), which kernels poll to calibrate the TSC and to
+	 * check the PM timer's rate against the PIT.
+	 */
+	struct kvm_pit_config pit = { .flags = KVM_PIT_SPEAKER_DUMMY };
 	if (ioctl(vm->vm_fd, KVM_CREATE_PIT2, &pit) < 0)
 		vmm_die(EXIT_SETUP_ERROR, "KVM_CREATE_PIT2: %s",
 			strerror(errno));
 
 	vm->ram = map_anonymous(vm->ram_size, "guest RAM");
+	/*
+	 * Huge pages where the host allows them: a booting kernel touches
+	 * tens of MiB, and every first touch of a 4 KiB page is a nested
+	 * page fault (costly when KVM itself runs nested, as in the lab).
+	 * Only advice: failure changes nothing but speed.
+	 */
+	madvise(vm->ram, vm->ram_size, MADV_HUGEPAGE);
 	set_memslot(vm, RAM_SLOT, 0, 0, vm->ram_size, vm->ram);
 
 	vm->rom = map_anonymous(PVSMM_FW_ROM_SIZE, "firmware ROM");
 	memcpy(vm->rom, firmware, PVSMM_FW_ROM_SIZE);
 	set_memslot(vm, ROM_SLOT, KVM_MEM_READONLY, PVSMM_FW_ROM_GPA,
 		    PVSMM_FW_ROM_SIZE, vm->rom);
+
+	irq_setup_routing(vm);
+	serial_connect_irq(serial_set_irq, vm);
+	pm1_init(&vm->pm1, vm);
 
 	write_bootinfo(vm);
 	setup_pmtimer_mode(vm);

@@ -17,6 +17,7 @@
 #include "pvsmm/abi.h"
 #include "pvsmm/layout.h"
 #include "kvm_stats.h"
+#include "pm1.h"
 
 #define VMM_NAME		"pvsmm-vmm"
 #define VMM_MAX_VCPUS		16
@@ -28,6 +29,7 @@
 #define EXIT_GUEST_FAIL		1	/* debug exit with non-zero */
 #define EXIT_SETUP_ERROR	2	/* arguments, firmware, KVM setup */
 #define EXIT_RUNTIME_ERROR	3	/* unexpected exit, triple fault, ... */
+#define EXIT_GUEST_RESET	4	/* the guest reset (rebooted) the machine */
 
 enum pmtimer_mode {
 	PMTIMER_USER,		/* every read exits to our userspace device */
@@ -51,11 +53,14 @@ struct vmm_options {
 	uint64_t check_reads;
 	enum return_policy return_policy;
 	const char *stats_path;
+	const char *kernel_path;	/* --kernel: boot Linux, no self-test */
+	const char *initrd_path;
+	const char *cmdline;
 };
 
 /* Exit counters kept per vCPU by the VMM itself. */
 #define EXIT_REASON_SLOTS	64	/* KVM_EXIT_* numbers below this */
-#define MAX_TRACKED_PORTS	32
+#define MAX_TRACKED_PORTS	64	/* a booting kernel touches many */
 
 struct port_count {
 	uint16_t port;
@@ -142,9 +147,11 @@ struct vm {
 	unsigned int nr_vcpus;
 
 	struct registration reg;
+	struct pm1 pm1;			/* PM1 registers, carry interrupt */
 	bool has_stats_fd;
 
 	atomic_bool stopping;
+	atomic_bool dump_on_stop;	/* a signal stopped us: say where */
 	atomic_int exit_code;		/* -1 until someone stops the VM */
 	uint64_t start_ns;
 	uint64_t end_ns;

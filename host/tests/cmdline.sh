@@ -60,6 +60,18 @@ if [ "$(id -u)" != 0 ]; then	# root reads mode-000 files anyway
 	expect_error "unreadable firmware" "cannot open firmware" \
 		--firmware "$tmp/unreadable.bin"
 fi
+expect_error "initrd without kernel" "--initrd needs --kernel" \
+	--firmware "$fw" --initrd "$fw"
+expect_error "append without kernel" "--append needs --kernel" \
+	--firmware "$fw" --append "console=ttyS0"
+expect_error "missing kernel" "cannot open kernel" --firmware "$fw" \
+	--kernel "$tmp/none"
+expect_error "kernel not a bzImage" "not a bzImage" --firmware "$fw" \
+	--kernel "$fw"
+expect_error "kernel is a directory" "not a regular file" --firmware "$fw" \
+	--kernel "$tmp"
+expect_error "pm-port on PM1" "collides" --firmware "$fw" --pm-port 0x604
+expect_error "pm-port on PCI" "collides" --firmware "$fw" --pm-port 0xcfc
 expect_error "unwritable stats" "cannot write --stats" --firmware "$fw" \
 	--stats "$tmp/no/such/dir/stats.json"
 

@@ -11,6 +11,7 @@
 #include "../insn.h"
 #include "../pm_ticks.h"
 #include "../../tests/unit/test.h"
+#include "boot.h"
 
 unsigned long test_passed, test_failed;
 
@@ -207,6 +208,7 @@ int main(void)
 	test_pm_ticks();
 	test_descriptor();
 	test_decoder();
+	test_boot();
 	printf("host unit tests: %lu passed, %lu failed\n", test_passed, test_failed);
 	return test_failed ? 1 : 0;
 }
