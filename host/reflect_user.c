@@ -14,6 +14,7 @@
  * operations without running the guest), and only then load the state we
  * want, built from the registers as they were at the exit.
  */
+#include <cpuid.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -416,6 +417,35 @@ bool reflect_user_enter(struct vcpu *v)
 	return true;
 }
 
+static bool host_is_svm(void)
+{
+	unsigned int eax, ebx, ecx, edx;
+
+	if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx))
+		return false;
+	return (ebx == 0x68747541 && edx == 0x69746e65 && ecx == 0x444d4163) ||
+	       (ebx == 0x6f677948 && edx == 0x6e65476e && ecx == 0x656e6975);
+}
+
+/*
+ * KVM_GET_SREGS on SVM reports TR busy (type 11) whatever the VMCB holds
+ * (svm_get_segment sets the bit), and we write that back.  Hardware does
+ * not care, but QEMU's TCG -- the lab's outermost layer -- keeps TR
+ * "available" (type 9) internally and aborts the whole machine ("invalid
+ * tss type") at the next privilege change of a legacy-mode (32-bit)
+ * guest that got a busy TR.  SVM never checks the type, so outside long
+ * mode on SVM we hand TR back as available.  VMX wants it busy: untouched.
+ */
+static void svm_tr_available(struct kvm_sregs *s)
+{
+	static int svm = -1;
+
+	if (svm < 0)
+		svm = host_is_svm();
+	if (svm && !(s->efer & X86_EFER_LMA) && s->tr.type == 0xb)
+		s->tr.type = 0x9;
+}
+
 void reflect_user_return(struct vcpu *v)
 {
 	struct generic_reflection *g = &v->generic;
@@ -443,6 +473,7 @@ void reflect_user_return(struct vcpu *v)
 		break;
 	}
 	g->active = false;
+	svm_tr_available(&sregs);
 	if (complete_pending_io(v) && set_sregs(v, &sregs) &&
 	    set_regs(v, &regs))
 		v->counters.exit_returns++;
