@@ -41,10 +41,12 @@ KINDS = PVSMM_MODES + ("qemu",)
 
 
 class GuestRun:
-    def __init__(self, guest, kind, vcpus, calls, mono):
+    def __init__(self, guest, kind, vcpus, calls, mono, rep=0):
         self.guest, self.kind, self.vcpus = guest, kind, vcpus
         self.calls, self.mono = calls, mono
         self.id = "%s-%s-%d" % (guest, kind, vcpus)
+        if rep:
+            self.id += "-r%d" % rep
         self.rc = None
         self.output = []
         self.booted = False
@@ -161,8 +163,11 @@ def row_of(run):
     }
 
 
-def plan(guests, kinds, vcpus_list, calls, mono):
-    return [GuestRun(g, k, v, calls, mono)
+def plan(guests, kinds, vcpus_list, calls, mono, repeat=1):
+    """The runs, all configurations once, then all again (`repeat` times),
+    so that a burst of load on the lab's host spreads over the modes."""
+    return [GuestRun(g, k, v, calls, mono, rep if repeat > 1 else 0)
+            for rep in range(1, repeat + 1)
             for g in guests for v in vcpus_list for k in kinds]
 
 

@@ -46,7 +46,7 @@ snap() {
 }
 
 # Copies the run's output, snapshotting at the guest's marks.
-watch() {
+follow() {
 	while IFS= read -r line; do
 		case $line in
 		*"GUEST-MARK idle"*) snap idle; echo "$line" ;;
@@ -87,5 +87,5 @@ for spec in "$@"; do
 			echo "L1-RUN timed out after ${run_timeout}s" && rc=124
 		echo "L1-RUN seconds=$(($(date +%s) - start))"
 		echo "=== RC $rc"
-	} </dev/null 2>&1 | watch
+	} </dev/null 2>&1 | follow
 done
