@@ -224,13 +224,16 @@ struct pvsmm_iret_frame {
  *   total), args[2] = return port, args[3] = flags (PVSMM_CAP_*).
  *   KVM_CHECK_EXTENSION returns PVSMM_ABI_VERSION.
  * KVM_CAP_PVSMM_PMTIMER: the in-kernel PM timer comparator.
- *   args[0] = port.  Reads are served in the kernel from kvmclock.
+ *   args[0] = port, args[1] = flags.  Reads are served in the kernel from
+ *   kvmclock.  PVSMM_PMTIMER_DEASSIGN removes the device again (reads of
+ *   the port then exit to userspace), so a VMM can switch at run time.
  */
 #define KVM_CAP_PVSMM_REFLECT		0x50565301
 #define KVM_CAP_PVSMM_PMTIMER		0x50565302
 #define PVSMM_MAX_PORTS			8
 #define PVSMM_CAP_FORCE_EXIT_RETURN	(1u << 0)	/* never take fast path */
 #define PVSMM_CAP_VALID_FLAGS		PVSMM_CAP_FORCE_EXIT_RETURN
+#define PVSMM_PMTIMER_DEASSIGN		(1u << 0)
 
 /* ---- Layout checks ------------------------------------------------------ */
 

@@ -279,12 +279,24 @@ static void test_caps(void)
 
 	check(enable(&vm, KVM_CAP_PVSMM_PMTIMER, 0xfffd, 0, 0, 0) == -EINVAL,
 	      "PMTIMER: port + 4 past 0xffff -> EINVAL");
-	check(enable(&vm, KVM_CAP_PVSMM_PMTIMER, PM_PORT, 1, 0, 0) == -EINVAL,
-	      "PMTIMER: args[1] != 0 -> EINVAL");
+	check(enable(&vm, KVM_CAP_PVSMM_PMTIMER, PM_PORT, 2, 0, 0) == -EINVAL,
+	      "PMTIMER: unknown flag in args[1] -> EINVAL");
+	check(enable(&vm, KVM_CAP_PVSMM_PMTIMER, PM_PORT, 0, 1, 0) == -EINVAL,
+	      "PMTIMER: args[2] != 0 -> EINVAL");
+	check(enable(&vm, KVM_CAP_PVSMM_PMTIMER, PM_PORT,
+		     PVSMM_PMTIMER_DEASSIGN, 0, 0) == -ENOENT,
+	      "PMTIMER: DEASSIGN without a device -> ENOENT");
 	check(enable(&vm, KVM_CAP_PVSMM_PMTIMER, PM_PORT, 0, 0, 0) == 0,
 	      "PMTIMER: port 0x608 -> 0");
 	check(enable(&vm, KVM_CAP_PVSMM_PMTIMER, PM_PORT, 0, 0, 0) == -EINVAL,
 	      "PMTIMER: enabled twice -> EINVAL");
+	check(enable(&vm, KVM_CAP_PVSMM_PMTIMER, PM_PORT + 4,
+		     PVSMM_PMTIMER_DEASSIGN, 0, 0) == -ENOENT,
+	      "PMTIMER: DEASSIGN of another port -> ENOENT");
+	check(enable(&vm, KVM_CAP_PVSMM_PMTIMER, PM_PORT,
+		     PVSMM_PMTIMER_DEASSIGN, 0, 0) == 0 &&
+	      enable(&vm, KVM_CAP_PVSMM_PMTIMER, PM_PORT, 0, 0, 0) == 0,
+	      "PMTIMER: DEASSIGN -> 0, then enabled again -> 0");
 	vm_destroy(&vm);
 
 	/* -EBUSY once a vCPU has run. */
