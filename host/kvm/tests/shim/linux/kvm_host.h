@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Userspace stand-in for the parts of <linux/kvm_host.h> that
+ * arch/x86/kvm/pvsmm_desc.h uses, so that the kernel's descriptor
+ * validation compiles unchanged in host/kvm/tests/fuzz-desc.c.
+ *
+ * gfn_to_memslot() and kvm_is_visible_memslot() follow the kernel's
+ * semantics (virt/kvm/kvm_main.c, include/linux/kvm_host.h in 6.1):
+ * memslots never overlap; a lookup returns the slot holding the gfn or
+ * NULL; slots with an id at or above KVM_USER_MEM_SLOTS are KVM's private
+ * ones (APIC access page, TSS, identity map) and not visible, nor are
+ * slots being deleted or moved (KVM_MEMSLOT_INVALID).
+ */
+#ifndef PVSMM_SHIM_KVM_HOST_H
+#define PVSMM_SHIM_KVM_HOST_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/types.h>
+
+typedef uint64_t u64;
+typedef uint32_t u32;
+typedef uint16_t u16;
+typedef uint8_t u8;
+typedef u64 gfn_t;
+typedef u64 gpa_t;
+
+#define PAGE_SHIFT		12
+#define KVM_MEM_READONLY	(1UL << 1)
+#define KVM_MEMSLOT_INVALID	(1UL << 16)
+#define KVM_INTERNAL_MEM_SLOTS	3	/* x86 */
+#define KVM_USER_MEM_SLOTS	(SHRT_MAX - KVM_INTERNAL_MEM_SLOTS)
+
+struct kvm_memory_slot {
+	gfn_t base_gfn;
+	unsigned long npages;
+	u32 flags;
+	short id;
+};
+
+#define SHIM_MAX_SLOTS 8
+
+struct kvm {
+	int nr_slots;
+	struct kvm_memory_slot slots[SHIM_MAX_SLOTS];
+	unsigned long lookups;		/* gfn_to_memslot() calls */
+};
+
+static inline gfn_t gpa_to_gfn(gpa_t gpa)
+{
+	return (gfn_t)(gpa >> PAGE_SHIFT);
+}
+
+static inline struct kvm_memory_slot *gfn_to_memslot(struct kvm *kvm,
+						     gfn_t gfn)
+{
+	kvm->lookups++;
+	for (int i = 0; i < kvm->nr_slots; i++) {
+		struct kvm_memory_slot *s = &kvm->slots[i];
+
+		if (gfn >= s->base_gfn && gfn - s->base_gfn < s->npages)
+			return s;
+	}
+	return NULL;
+}
+
+static inline bool kvm_is_visible_memslot(struct kvm_memory_slot *memslot)
+{
+	return (memslot && memslot->id < KVM_USER_MEM_SLOTS &&
+		!(memslot->flags & KVM_MEMSLOT_INVALID));
+}
+
+#endif
