@@ -15,6 +15,8 @@
 #   build/kvm/src/       the patched source tree (arch/x86/kvm, virt/kvm, ...)
 #   build/kvm/patched/   kvm.ko kvm-amd.ko kvm-intel.ko (debug info stripped)
 #   build/kvm/kvm-api-test  static test of the pvsmm KVM API (runs in the lab)
+#   build/kvm/kvm-robust-test  hostile guests, handler faults, events,
+#                           migration, SMP (runs in the lab)
 #
 # Rebuilding is incremental: the tree is regenerated in a staging directory
 # and only files whose contents changed are copied over, so kbuild
@@ -138,4 +140,9 @@ if [ $variant = patched ]; then
 	${CC:-cc} -static -O2 -Wall -Wextra -Werror -I"$root/include" \
 		-o "$out/kvm-api-test" "$here/tests/kvm-api-test.c"
 	echo "  CC      ${out#$root/}/kvm-api-test"
+	${CC:-cc} -static -O2 -std=c11 -Wall -Wextra -Werror -pthread \
+		-I"$root/include" -I"$here/tests" \
+		-o "$out/kvm-robust-test" "$here/tests/kvm-robust-test.c" \
+		"$here/tests/robust-guest.S"
+	echo "  CC      ${out#$root/}/kvm-robust-test"
 fi
