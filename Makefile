@@ -6,6 +6,7 @@
 #   make demo       the exit/cost comparison in the nested KVM lab
 #   make check      every test: unit, ABI mirror, command line, lab
 #   make guest-demo Linux guests on acpi_pm: pvsmm modes vs stock QEMU
+#   make stress     the long variants of the KVM robustness tests
 #   make deps       the Debian packages everything needs (run as root)
 #   make install    for KVM users: the patched KVM through DKMS, the
 #                   option ROM and the QEMU shim (see the README)
@@ -17,7 +18,7 @@ BUILD   := build
 CC      ?= cc
 CFLAGS  := -std=c11 -Wall -Wextra -Werror -O2 -Iinclude
 
-.PHONY: all deps firmware host abi-inc abi-check unit firmware-check lab-check lab-check-patched guest-images guest-check guest-demo check demo clean
+.PHONY: all deps firmware host abi-inc abi-check unit firmware-check lab-check lab-check-patched guest-images guest-check guest-demo check stress demo clean
 
 all: firmware host optionrom uefi shim
 

@@ -4,6 +4,7 @@
 # headers and source (pinned to one version through the metapackages, so
 # rebuilt KVM modules load into the lab's kernel), busybox, nasm.
 # For KVM users: dkms (make install), gnu-efi (the UEFI driver), ovmf.
+# clang and its runtime libraries: libFuzzer for make kvm-fuzz.
 # The real-Linux guests (tests/guest) add gcc-multilib (gtod-bench built
 # with -m32), gnuplot-nox (results/guest.png) and the i386 architecture:
 # their i386 kernel and busybox are fetched with `apt-get download`.
@@ -12,7 +13,8 @@ set -eu
 packages="gcc make libc6-dev python3 qemu-system-x86 nasm busybox-static cpio
 	xz-utils patch linux-image-amd64 linux-headers-amd64 linux-source-6.1 perl
 	gcc-multilib gnuplot-nox
-	dkms gnu-efi ovmf"
+	dkms gnu-efi ovmf
+	clang libclang-rt-14-dev"
 
 missing=""
 for p in $packages; do
