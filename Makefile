@@ -86,8 +86,10 @@ guest-demo: all kvm-modules guest-images
 include tests/qemu/qemu.mk
 include host/kvm/dkms/dkms.mk
 
-check: abi-check unit firmware-check kvm-checkpatch lab-check kvm-lab-check lab-check-patched \
-	guest-check qemu-check dkms-check
+check: abi-check unit firmware-check kvm-checkpatch kvm-fuzz lab-check kvm-lab-check kvm-robust \
+	lab-check-patched guest-check qemu-check dkms-check
+
+stress: kvm-stress
 
 demo: all kvm-modules
 	tools/compare.py
