@@ -131,9 +131,7 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--modules", choices=["auto", "stock", "patched"], default="auto",
                     help="KVM modules in L1 (auto: patched when built)")
-    ap.add_argument("--guests", default="amd64",
-                    help="amd64 and/or i386 (32-bit guests do not run in this "
-                    "lab, see tests/guest/README.md)")
+    ap.add_argument("--guests", default="amd64,i386", help="amd64 and/or i386")
     ap.add_argument("--kinds", default="auto",
                     help="qemu and pvsmm-vmm modes, comma-separated (auto: all that can run)")
     ap.add_argument("--vcpus", default="1,4")
@@ -166,6 +164,10 @@ def main():
                   "stock QEMU only", file=sys.stderr)
     else:
         kinds = args.kinds.split(",")
+    for (g, k), why in guestlab.LAB_CANNOT.items():
+        if g in args.guests.split(",") and k in kinds:
+            print("guest_compare: no %s row under %s: %s" % (g, k, why),
+                  file=sys.stderr)
     runs = guestlab.plan(args.guests.split(","), kinds,
                          [int(v) for v in args.vcpus.split(",")],
                          args.calls, args.mono, args.repeat)

@@ -11,9 +11,8 @@ port exits are there); `kernel-emu` and `reflect` never take a PM timer
 read to userspace for the whole run (exact), and `reflect` and
 `reflect-user` reflected reads.
 
-32-bit guests are not run by default: in this lab (QEMU 7.2's TCG
-emulating SVM) they cannot run at all, see tests/guest/README.md;
---guests amd64,i386 tries them anyway.
+The 32-bit guest runs with L1's nested paging off, and not under stock
+QEMU, which this lab cannot run it under (tests/guest/README.md).
 """
 import argparse
 import os
@@ -58,8 +57,9 @@ def check_guest(c, run):
             r.get("mono_threads") == run.vcpus and r.get("mono_pinned") == run.vcpus,
             "threads=%s pinned=%s" % (r.get("mono_threads"), r.get("mono_pinned")))
     c.check(run, "clocksource acpi_pm", r.get("clocksource") == "acpi_pm",
-            "got %s (available: %s)" % (r.get("clocksource"),
-                                       r.get("available_clocksource")))
+            "got %s (available: %s) %s" % (r.get("clocksource"),
+                                          r.get("available_clocksource"),
+                                          r.get("pm_timer_note") or ""))
     c.check(run, "acpi_pm stayed stable", r.get("clocksource_stable") is True,
             "end=%s last_switch=%s marked_unstable=%s override_refused=%s" % (
                 r.get("clocksource_end"), r.get("last_switch"),
@@ -93,12 +93,34 @@ def check_mode(c, run):
         c.check(run, "reads reflected", refl > 0, detail)
 
 
+def rate_check_flake(run):
+    """A 32-bit kernel times the PM timer against the PIT over 50 ms at
+    boot and drops acpi_pm when they differ by 5% (acpi_pm.c,
+    verify_pmtmr_rate).  In the emulated lab a slow read or a descheduled
+    vCPU can cost that much; such a run gets one more try."""
+    r = run.result or {}
+    return r.get("clocksource") != "acpi_pm" and \
+        "invalid rate" in (r.get("pm_timer_note") or "")
+
+
+def lab_failure(log):
+    """The line that says why the lab's own QEMU stopped, if any."""
+    try:
+        with open(log, errors="replace") as f:
+            for line in f:
+                if line.startswith("qemu: fatal:") or "Aborted" in line:
+                    return line.strip()
+    except OSError:
+        pass
+    return ""
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--modules", choices=["auto", "stock", "patched"], default="auto",
                     help="KVM modules in L1 (auto: patched when built)")
-    ap.add_argument("--guests", default="amd64", help="amd64 and/or i386")
+    ap.add_argument("--guests", default="amd64,i386", help="amd64 and/or i386")
     ap.add_argument("--vcpus", default="1,4")
     ap.add_argument("--kinds", default="auto",
                     help="comma-separated: qemu and pvsmm-vmm modes (auto: all that can run)")
@@ -125,16 +147,31 @@ def main():
     else:
         kinds = args.kinds.split(",")
     guests = args.guests.split(",")
-    if "i386" not in guests:
-        c.skip("i386 guest", "32-bit L2 guests cannot run in this lab "
-               "(tests/guest/README.md); --guests amd64,i386 tries")
+    for (g, k), why in guestlab.LAB_CANNOT.items():
+        if g in guests and k in kinds:
+            c.skip("%s guest under %s" % (g, k), why)
     runs = guestlab.plan(guests, kinds, [int(v) for v in args.vcpus.split(",")],
                          args.calls, args.mono)
+    log = os.path.join(guestlab.TOP, "build/lab/guest-check.log")
     rc = guestlab.run_guests(runs, modules=modules, run_timeout=args.run_timeout,
-                             log=os.path.join(guestlab.TOP, "build/lab/guest-check.log"))
+                             log=log)
     if rc == 125:
         c.failed += 1
-        print("FAIL the lab itself failed (see build/lab/guest-check.log)")
+        print("FAIL the lab itself failed: %s (see %s)" % (
+            lab_failure(log) or "no result", os.path.relpath(log, guestlab.TOP)))
+    again = [r for r in runs if rate_check_flake(r)]
+    if again:
+        for r in again:
+            print("again %s: %s" % (r.describe(), r.result.get("pm_timer_note")))
+        fresh = [guestlab.GuestRun(r.guest, r.kind, r.vcpus, r.calls, r.mono)
+                 for r in again]
+        retry_log = os.path.join(guestlab.TOP, "build/lab/guest-check-again.log")
+        if guestlab.run_guests(fresh, modules=modules, run_timeout=args.run_timeout,
+                               log=retry_log) == 125:
+            c.failed += 1
+            print("FAIL the lab itself failed on the second try: %s" %
+                  (lab_failure(retry_log) or "no result"))
+        runs = [fresh[again.index(r)] if r in again else r for r in runs]
     for run in runs:
         failed_before = c.failed
         if check_guest(c, run):

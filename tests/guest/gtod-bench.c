@@ -221,6 +221,7 @@ int main(int argc, char **argv)
 	       "\"available_clocksource\":\"%s\",\"clocksource_stable\":%s,"
 	       "\"klog_read\":%s,\"marked_unstable\":%s,"
 	       "\"override_refused\":%s,\"last_switch\":\"%s\","
+	       "\"pm_timer_note\":\"%s\","
 	       "\"calls\":%" PRIu64 ",\"ns_total\":%" PRIu64 ","
 	       "\"ns_per_gettimeofday\":%.1f,\"cycles_per_call\":%.1f,"
 	       "\"bench_cpu\":%d,\"bench_pinned\":%s,\"marker_port\":%u,"
@@ -231,6 +232,7 @@ int main(int argc, char **argv)
 	       stable ? "true" : "false", klog.read_ok ? "true" : "false",
 	       klog.marked_unstable ? "true" : "false",
 	       klog.override_refused ? "true" : "false", klog.last_switch,
+	       klog.pm_note,
 	       o.calls, t1 - t0, (double)(t1 - t0) / (double)o.calls,
 	       (double)(c1 - c0) / (double)o.calls, cpu,
 	       pinned ? "true" : "false", o.marker_port, online, mono.cpus,

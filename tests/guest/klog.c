@@ -13,6 +13,9 @@
  *    clocksource= choice cannot be used.
  * acpi_pm is not itself watched in 6.1 (it lacks CLOCK_SOURCE_MUST_VERIFY),
  * so the last switch message is what tells whether it stayed in charge.
+ * Before registering acpi_pm at all, drivers/clocksource/acpi_pm.c checks
+ * that the counter advances at the right rate and never goes back; when
+ * it refuses, its "PM-Timer ... - aborting" line says why.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -39,6 +42,16 @@ static void scan_line(const char *line, const char *name,
 		out->marked_unstable = true;
 	if (strstr(line, "Override clocksource") && strstr(line, name))
 		out->override_refused = true;
+	p = strstr(line, "PM-Timer");
+	if (p) {
+		/* Kept JSON-safe: the caller prints it inside quotes. */
+		size_t n = 0;
+
+		for (; p[n] && n + 1 < sizeof(out->pm_note); n++)
+			out->pm_note[n] = (p[n] == '"' || p[n] == '\\' ||
+					   (unsigned char)p[n] < 0x20) ? '\'' : p[n];
+		out->pm_note[n] = '\0';
+	}
 	p = strstr(line, "Switched to clocksource ");
 	if (p) {
 		p += strlen("Switched to clocksource ");

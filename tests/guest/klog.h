@@ -9,6 +9,7 @@ struct klog_result {
 	bool marked_unstable;	/* the watchdog marked `name` unstable */
 	bool override_refused;	/* clocksource= override refused/deferred */
 	char last_switch[32];	/* last "Switched to clocksource X", or "" */
+	char pm_note[160];	/* last "PM-Timer ..." complaint, or "" */
 };
 
 /* Scans the kernel log for what happened to clocksource `name`. */

@@ -2,12 +2,15 @@
 # Runs inside L1 (busybox sh): boots an L2 Linux guest once per argument,
 # under stock QEMU or under pvsmm-vmm, and takes KVM's exit counters from
 # debugfs while the guest runs.  Each argument is one word list:
-#   "ID KIND GUEST VCPUS CALLS MONO"
+#   "ID KIND GUEST VCPUS CALLS MONO NPT"
 #   KIND   qemu, or a pvsmm-vmm --pmtimer mode (user, reflect-user,
 #          kernel-emu, reflect)
 #   GUEST  amd64 or i386 (the kernel and initrd under /guest/GUEST/)
 #   CALLS  gettimeofday() calls timed by gtod-bench; MONO: clock reads per
 #          CPU in its cross-vCPU monotonicity test
+#   NPT    1 or 0: kvm_amd's nested paging for this run (kvm_amd is
+#          reloaded when it changes; 32-bit guests need 0 in this lab,
+#          tests/guest/README.md)
 # Output per run, framed for tests/guest/guestlab.py:
 #   === RUN ID
 #   ...the guest's console and the VMM's output...
@@ -59,14 +62,24 @@ follow() {
 	done
 }
 
+# kvm_amd with nested paging on (Y) or off (N); no VM may be alive.
+set_npt() {
+	want=N
+	[ "$1" = 1 ] && want=Y
+	[ "$(cat /sys/module/kvm_amd/parameters/npt)" = $want ] && return 0
+	rmmod kvm_amd && insmod /modules/kvm-amd.ko npt="$1"
+	echo "L1-KVM-AMD npt=$(cat /sys/module/kvm_amd/parameters/npt)"
+}
+
 for spec in "$@"; do
 	# shellcheck disable=SC2086
 	set -- $spec
-	id=$1 kind=$2 guest=$3 vcpus=$4 calls=$5 mono=$6
+	id=$1 kind=$2 guest=$3 vcpus=$4 calls=$5 mono=$6 npt=${7:-1}
 	kernel=/guest/$guest/vmlinuz initrd=/guest/$guest/initrd.gz
 	append="console=ttyS0 clocksource=acpi_pm panic=-1 $extra_append"
 	append="$append gtod_calls=$calls gtod_mono=$mono gtod_settle=$settle"
 	echo "=== RUN $id"
+	set_npt "$npt" || echo "L1-KVM-AMD reload failed"
 	start=$(date +%s)
 	{
 		if [ "$kind" = qemu ]; then
