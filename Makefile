@@ -76,11 +76,12 @@ lab-check-patched: all kvm-modules
 guest-images: | deps
 	tests/guest/build-guests.sh
 
+# GUEST_ARGS: more options, e.g. GUEST_ARGS=--guests=amd64
 guest-check: all kvm-modules guest-images
-	tests/guest/check.py --modules patched
+	tests/guest/check.py --modules patched $(GUEST_ARGS)
 
 guest-demo: all kvm-modules guest-images
-	tools/guest_compare.py --modules patched
+	tools/guest_compare.py --modules patched $(GUEST_ARGS)
 
 # pvsmm with stock QEMU (option ROM, shim) and installing it (DKMS).
 include tests/qemu/qemu.mk
