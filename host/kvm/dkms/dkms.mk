@@ -11,6 +11,10 @@ PREFIX            ?= /usr/local
 PVSMM_KVM_VERSION ?= 1.0
 PVSMM_SHARE       := $(DESTDIR)$(PREFIX)/share/pvsmm
 PVSMM_LIB         := $(DESTDIR)$(PREFIX)/lib/pvsmm
+# dkms runs make itself (e.g. to learn the kernel's compiler); inherited
+# MAKEFLAGS/MAKELEVEL would make those runs print "make[1]: Entering
+# directory" into what dkms captures, so dkms starts from a clean slate.
+DKMS_ENV          := env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS
 
 .PHONY: install uninstall dkms-check
 
@@ -19,13 +23,13 @@ install: optionrom uefi shim
 	if [ -e build/firmware/pvsmm.efi ]; then \
 		install -D -m 0644 build/firmware/pvsmm.efi $(PVSMM_SHARE)/pvsmm.efi; fi
 	install -D -m 0755 build/host/libpvsmm-preload.so $(PVSMM_LIB)/libpvsmm-preload.so
-	host/kvm/dkms/install.sh $(PVSMM_KVM_VERSION)
+	$(DKMS_ENV) host/kvm/dkms/install.sh $(PVSMM_KVM_VERSION)
 
 uninstall:
-	host/kvm/dkms/uninstall.sh $(PVSMM_KVM_VERSION)
+	$(DKMS_ENV) host/kvm/dkms/uninstall.sh $(PVSMM_KVM_VERSION)
 	rm -f $(PVSMM_SHARE)/pvsmm.rom $(PVSMM_SHARE)/pvsmm.efi \
 		$(PVSMM_LIB)/libpvsmm-preload.so
 	-rmdir $(PVSMM_SHARE) $(PVSMM_LIB) 2>/dev/null
 
 dkms-check: | deps
-	host/kvm/dkms/check.sh $(PVSMM_KVM_VERSION)
+	$(DKMS_ENV) host/kvm/dkms/check.sh $(PVSMM_KVM_VERSION)
