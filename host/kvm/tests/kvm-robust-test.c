@@ -902,14 +902,33 @@ static void fuzz_race(unsigned long reads, unsigned long iterations)
 
 /* ---- faults ---------------------------------------------------------------- */
 
-static void fault_case(const struct blob *h, bool exit_path, bool faults,
-		       bool guest_exc)
+/* Hostile private page tables (the generic path runs on private_cr3). */
+static void pt_loop(struct vm *vm)
+{
+	Q(vm, H_PML4)[0] = H_PML4 | 3;
+	Q(vm, H_PML4)[PVSMM_WINDOW_SLOT] = H_PML4 | 3;
+}
+
+static void pt_mmio(struct vm *vm)
+{
+	Q(vm, H_PML4)[PVSMM_WINDOW_SLOT] = MMIO_GPA | 3;
+}
+
+static void fault_case_tweak(const struct blob *h, bool exit_path, bool faults,
+			     bool guest_exc, void (*tweak)(struct vm *),
+			     const char *tweak_name)
 {
 	struct vm vm;
+	struct blob named = *h;
 	const char *path = exit_path ? "exit" : "iret";
 	unsigned long bad;
 
 	vm_create(&vm, 1, exit_path ? PVSMM_CAP_FORCE_EXIT_RETURN : 0, h);
+	if (tweak) {
+		named.name = tweak_name;
+		h = &named;
+		tweak(&vm);
+	}
 	if (host_register(&vm, G_DESC) != PVSMM_STATUS_OK) {
 		check(false, "%s/%s: registration", h->name, path);
 		vm_destroy(&vm);
@@ -951,6 +970,8 @@ static void fault_case(const struct blob *h, bool exit_path, bool faults,
 
 	/* The guest may register again, with a working handler. */
 	if (faults) {
+		if (tweak)
+			build_memory(&vm, &H_good);
 		put_handler(&vm, &H_good);
 		c->user_reads = 0;
 		uint32_t status = host_register(&vm, G_DESC);
@@ -965,6 +986,12 @@ static void fault_case(const struct blob *h, bool exit_path, bool faults,
 		      c->user_reads, bad);
 	}
 	vm_destroy(&vm);
+}
+
+static void fault_case(const struct blob *h, bool exit_path, bool faults,
+		       bool guest_exc)
+{
+	fault_case_tweak(h, exit_path, faults, guest_exc, NULL, NULL);
 }
 
 static void test_faults(void)
@@ -984,6 +1011,8 @@ static void test_faults(void)
 		fault_case(cases[i].h, true, true, false);
 	}
 	fault_case(&H_frame, false, true, true);
+	fault_case_tweak(&H_good, true, true, false, pt_loop, "private tables loop");
+	fault_case_tweak(&H_good, true, true, false, pt_mmio, "private tables at MMIO");
 	fault_case(&H_scribble, false, false, false);
 	fault_case(&H_scribble, true, false, false);
 	group_end();
@@ -1191,15 +1220,37 @@ static void test_events(uint64_t signal_reads)
 
 /* ---- migrate --------------------------------------------------------------- */
 
+/*
+ * What a VMM saves: RAM, registers, events, PVSMM_MSR_REGISTER, kvmclock
+ * (KVM_GET_CLOCK, with the realtime it was taken at) and the guest TSC as
+ * its offset (KVM_VCPU_TSC_OFFSET).  Both VMs run on the same host, so
+ * copying the offset and advancing kvmclock by the realtime that passed
+ * keeps TSC and kvmclock consistent -- which a handler caught in the middle
+ * (it computes with the source's kvmclock parameters from its save area)
+ * needs.  A TSC written through MSR_IA32_TSC is not enough: KVM's TSC
+ * synchronization takes a value within a second of the other vCPUs' as a
+ * request to match them.
+ */
 struct snap {
 	uint8_t *ram;
 	struct kvm_regs regs;
 	struct kvm_sregs sregs;
 	struct kvm_vcpu_events events;
 	struct kvm_clock_data clock;
-	uint64_t tsc, pvsmm;
+	uint64_t tsc_offset, pvsmm;
 	uint32_t flags;
 };
+
+static void tsc_offset(struct vcpu *c, uint64_t *offset, bool set)
+{
+	struct kvm_device_attr a = {
+		.group = KVM_VCPU_TSC_CTRL, .attr = KVM_VCPU_TSC_OFFSET,
+		.addr = (uintptr_t)offset,
+	};
+
+	if (ioctl(c->fd, set ? KVM_SET_DEVICE_ATTR : KVM_GET_DEVICE_ATTR, &a) < 0)
+		die("KVM_VCPU_TSC_OFFSET");
+}
 
 static void snapshot(struct vm *vm, struct snap *s)
 {
@@ -1212,7 +1263,7 @@ static void snapshot(struct vm *vm, struct snap *s)
 	s->sregs = get_sregs(c);
 	if (ioctl(c->fd, KVM_GET_VCPU_EVENTS, &s->events) < 0)
 		die("KVM_GET_VCPU_EVENTS");
-	s->tsc = get_msr(c, 0x10);
+	tsc_offset(c, &s->tsc_offset, false);
 	s->pvsmm = get_msr(c, PVSMM_MSR_REGISTER);
 	s->ram = malloc(RAM_SIZE);
 	memcpy(s->ram, vm->ram, RAM_SIZE);
@@ -1222,7 +1273,10 @@ static void snapshot(struct vm *vm, struct snap *s)
 /* A new VM from the snapshot; the guest does not register again. */
 static void restore(struct vm *vm, struct snap *s)
 {
-	struct kvm_clock_data clock = { .clock = s->clock.clock };
+	struct kvm_clock_data clock = {
+		.clock = s->clock.clock, .realtime = s->clock.realtime,
+		.flags = s->clock.flags & KVM_CLOCK_REALTIME,
+	};
 	struct vcpu *c;
 
 	vm_create_empty(vm, s->flags);
@@ -1238,8 +1292,8 @@ static void restore(struct vm *vm, struct snap *s)
 		die("KVM_SET_SREGS");
 	if (ioctl(c->fd, KVM_SET_REGS, &s->regs) < 0)
 		die("KVM_SET_REGS");
-	if (set_msr(c, 0x10, s->tsc) != 1 ||
-	    set_msr(c, PVSMM_MSR_REGISTER, s->pvsmm) != 1)
+	tsc_offset(c, &s->tsc_offset, true);
+	if (set_msr(c, PVSMM_MSR_REGISTER, s->pvsmm) != 1)
 		die("KVM_SET_MSRS");
 	if (ioctl(c->fd, KVM_SET_VCPU_EVENTS, &s->events) < 0)
 		die("KVM_SET_VCPU_EVENTS");
@@ -1407,7 +1461,8 @@ static void smp_case(int nvcpus, uint64_t reads, bool exit_path)
 	struct vm vm;
 	struct smp m = { .vm = &vm, .rng = { .state = 0x736d70 } };
 	const char *path = exit_path ? "exit" : "iret";
-	uint64_t every = reads / 50 ? reads / 50 : 1;
+	/* A mode decision every 1000 reads of vCPU 0 (50 in short runs). */
+	uint64_t every = reads / 50 < 1000 ? (reads / 50 ? reads / 50 : 1) : 1000;
 	uint64_t sum_reads = 0, user = 0, kern, refl, runs = 0, own = 0,
 		 glob = 0, maxback = 0;
 	unsigned long nsw = 0;
