@@ -1076,7 +1076,7 @@ static void events_case(bool exit_path)
 	      "%s: interrupt delivered once, after the handler (RIP 0x%llx)",
 	      path, (unsigned long long)data(&vm, D_IRQ_RIP));
 	if (exit_path)
-		check(smi_seen && returns_at_smi >= 1 && in_guest_code(smi_rip),
+		check(smi_seen && returns_at_smi == 1 && in_guest_code(smi_rip),
 		      "exit: SMI held until the handler returned (SMRAM RIP 0x%llx)",
 		      (unsigned long long)smi_rip);
 	else
