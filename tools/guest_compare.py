@@ -23,6 +23,7 @@ import sys
 import tempfile
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.join(TOP, "tests", "guest"))
 import guestlab  # noqa: E402
 
