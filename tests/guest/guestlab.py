@@ -167,12 +167,6 @@ def row_of(run):
     }
 
 
-# Runs that can abort the lab's own QEMU, and with it every run after
-# them: they go last (README.md).
-def aborts_lab(guest, kind):
-    return guest == "i386" and kind == "reflect"
-
-
 # Configurations this lab cannot run at all: (guest, kind) -> why.
 LAB_CANNOT = {
     ("i386", "qemu"): "stock QEMU in L1 writes TR back busy and the lab's "
@@ -184,12 +178,10 @@ LAB_CANNOT = {
 def plan(guests, kinds, vcpus_list, calls, mono, repeat=1):
     """The runs, all configurations once, then all again (`repeat` times),
     so that a burst of load on the lab's host spreads over the modes; the
-    amd64 guest first (L1 keeps nested paging on for it), the runs that
-    may abort the lab last."""
-    runs = [GuestRun(g, k, v, calls, mono, rep if repeat > 1 else 0)
+    guests in the order given (L1 keeps nested paging on for amd64)."""
+    return [GuestRun(g, k, v, calls, mono, rep if repeat > 1 else 0)
             for g in guests for rep in range(1, repeat + 1)
             for v in vcpus_list for k in kinds if (g, k) not in LAB_CANNOT]
-    return sorted(runs, key=lambda r: aborts_lab(r.guest, r.kind))
 
 
 def run_guests(runs, modules="stock", run_timeout=300, log=None):
