@@ -88,9 +88,14 @@ static void settle(unsigned int ms)
 		;
 }
 
+/*
+ * Every mark line has the same length: the lab subtracts the idle..begin
+ * window (which holds the "begin" line) from the begin..end window (which
+ * holds the "end" line), so their console exits must cancel.
+ */
 static void mark(const char *what, const struct options *o)
 {
-	printf("GUEST-MARK %s\n", what);
+	printf("GUEST-MARK %-5s\n", what);
 	fflush(stdout);
 	settle(o->settle_ms);
 }
