@@ -80,7 +80,7 @@ guest-images: | deps
 guest-check: all kvm-modules guest-images
 	tests/guest/check.py --modules patched $(GUEST_ARGS)
 
-guest-demo: all kvm-modules guest-images
+guest-demo: all kvm-modules guest-images optionrom shim
 	tools/guest_compare.py --modules patched $(GUEST_ARGS)
 
 # pvsmm with stock QEMU (option ROM, shim) and installing it (DKMS).

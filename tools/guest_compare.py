@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """The real-guest comparison: a Linux guest whose clocksource is the ACPI
 PM timer, calling gettimeofday() in a loop (the 2010 RFC's benchmark),
-under every pvsmm-vmm PM timer mode and under stock QEMU, 1 and 4 vCPUs.
+under every pvsmm-vmm PM timer mode and under stock QEMU, without and
+(qemu-rom: SeaBIOS + pvsmm.rom, the shim) with pvsmm, 1 and 4 vCPUs.
 
 One lab boot, without icount (an L2 Linux does not finish under it), so
 times are wall-clock time of an emulated machine: compare the rows of one
@@ -27,7 +28,7 @@ sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.join(TOP, "tests", "guest"))
 import guestlab  # noqa: E402
 
-ORDER = ["qemu", "user", "reflect-user", "kernel-emu", "reflect"]
+ORDER = ["qemu", "qemu-rom", "user", "reflect-user", "kernel-emu", "reflect"]
 
 
 def fmt(value, spec):
@@ -171,6 +172,8 @@ def main():
         modules = "patched" if guestlab.patched_built() else "stock"
     if args.kinds == "auto":
         kinds = ["qemu"]
+        if modules == "patched" and guestlab.qemu_rom_built():
+            kinds.append("qemu-rom")
         if guestlab.vmm_supports_kernel():
             kinds += [k for k in guestlab.PVSMM_MODES
                       if modules == "patched" or k not in guestlab.PATCHED_ONLY]

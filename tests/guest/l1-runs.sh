@@ -3,8 +3,9 @@
 # under stock QEMU or under pvsmm-vmm, and takes KVM's exit counters from
 # debugfs while the guest runs.  Each argument is one word list:
 #   "ID KIND GUEST VCPUS CALLS MONO NPT"
-#   KIND   qemu, or a pvsmm-vmm --pmtimer mode (user, reflect-user,
-#          kernel-emu, reflect)
+#   KIND   qemu (stock), qemu-rom (stock QEMU with SeaBIOS + pvsmm.rom and
+#          the shim: reflection as a KVM user gets it), or a pvsmm-vmm
+#          --pmtimer mode (user, reflect-user, kernel-emu, reflect)
 #   GUEST  amd64 or i386 (the kernel and initrd under /guest/GUEST/)
 #   CALLS  gettimeofday() calls timed by gtod-bench; MONO: clock reads per
 #          CPU in its cross-vCPU monotonicity test
@@ -82,10 +83,19 @@ for spec in "$@"; do
 	set_npt "$npt" || echo "L1-KVM-AMD reload failed"
 	start=$(date +%s)
 	{
+		qemu="qemu-system-x86_64 -enable-kvm -cpu host -machine q35
+			-m 256 -smp $vcpus -nodefaults -no-reboot -serial stdio
+			-display none"
 		if [ "$kind" = qemu ]; then
-			timeout "$run_timeout" qemu-system-x86_64 -enable-kvm \
-				-cpu host -machine q35 -m 256 -smp "$vcpus" \
-				-nodefaults -no-reboot -serial stdio -display none \
+			# shellcheck disable=SC2086
+			timeout "$run_timeout" $qemu \
+				-kernel "$kernel" -initrd "$initrd" -append "$append"
+		elif [ "$kind" = qemu-rom ]; then
+			# shellcheck disable=SC2086
+			timeout "$run_timeout" env \
+				LD_PRELOAD=/pvsmm/libpvsmm-preload.so \
+				PVSMM_PORTS=0x608 $qemu \
+				-option-rom /pvsmm/pvsmm.rom \
 				-kernel "$kernel" -initrd "$initrd" -append "$append"
 		else
 			timeout "$run_timeout" pvsmm-vmm \
