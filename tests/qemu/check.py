@@ -10,10 +10,13 @@ mode (tests/qemu/l1-run.sh):
   stock    QEMU as distributed: no shim, no ROM -- the reference
   seabios  SeaBIOS + pvsmm.rom (-option-rom) on q35, the shim enabling
            reflection (LD_PRELOAD=libpvsmm-preload.so PVSMM_PORTS=0x608)
-  ovmf     OVMF + pvsmm.efi, the shim enabling reflection (--ovmf only:
-           the lab's own QEMU (TCG, 7.2) aborts on a BQL assertion,
-           tcg_handle_interrupt, once L2's Linux starts after OVMF -- with
-           or without pvsmm -- taking the whole lab run with it)
+  ovmf-driver  OVMF + pvsmm.efi and the shim, no Linux: the UEFI shell
+           loads the driver, then busy-waits 100 ms (stall: OVMF's own PM
+           timer reads) between two marks, then powers off
+  ovmf     OVMF + pvsmm.efi, the shim enabling reflection, then Linux
+           (--ovmf only: the lab's own QEMU (TCG, 7.2) aborts on a BQL
+           assertion, tcg_handle_interrupt, once L2's Linux starts after
+           OVMF -- with or without pvsmm -- taking the whole lab run with it)
 
 Checked per pvsmm mode: the firmware registered, acpi_pm stays the
 clocksource without a watchdog complaint, the gettimeofday loop causes 0
@@ -47,10 +50,11 @@ def run_lab(modes, calls, pairs, timeout):
             ("build/firmware/pvsmm.rom", "/pvsmm/pvsmm.rom"),
             ("build/host/libpvsmm-preload.so", "/pvsmm/libpvsmm-preload.so"),
             ("tests/qemu/l1-run.sh", "/pvsmm/l1-run.sh")]
-    if "ovmf" in modes:
+    if any(m.startswith("ovmf") for m in modes):
         adds += [("/usr/share/OVMF/OVMF_CODE.fd", "/pvsmm/OVMF_CODE.fd"),
                  ("/usr/share/OVMF/OVMF_VARS.fd", "/pvsmm/OVMF_VARS.fd"),
-                 ("build/qemu/esp", "/pvsmm/esp")]
+                 ("build/qemu/esp", "/pvsmm/esp"),
+                 ("build/qemu/esp-driver", "/pvsmm/esp-driver")]
     cmd = [os.path.join(TOP, "tests/lab/run-in-lab.sh"), "--with-qemu",
            "--modules", "patched", "--timeout", str(timeout),
            "--log", os.path.join(TOP, "build/qemu/lab-console.log")]
@@ -130,6 +134,26 @@ def delta(marks, name):
     return marks[2].get(name, 0) - marks[1].get(name, 0)
 
 
+def check_driver(c, mode, r):
+    """pvsmm.efi under OVMF: it registers, and OVMF's own PM timer reads
+    in the UEFI shell (stall) are reflected, none reaching QEMU."""
+    c.check(mode, "driver registered", "registered" in r)
+    c.check(mode, "shim enabled KVM_CAP_PVSMM_REFLECT", r.get("cap"))
+    c.check(mode, "shim added the CPUID leaf", r.get("leaf"))
+    marks = r["marks"]
+    refl = delta(marks, "pvsmm_reflections")
+    c.check(mode, "both marks seen", refl is not None, str(marks))
+    if refl is None:
+        return
+    c.check(mode, "0 userspace exits for the PM port during stall",
+            delta(marks, "pm_user_exits") == 0, str(marks))
+    c.check(mode, "OVMF's reads reflected", refl > 0, str(refl))
+    c.check(mode, "no fallback to userspace", delta(marks, "pvsmm_fallbacks") == 0,
+            str(delta(marks, "pvsmm_fallbacks")))
+    c.check(mode, "no handler fault", delta(marks, "pvsmm_handler_faults") == 0,
+            str(delta(marks, "pvsmm_handler_faults")))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--calls", type=int, default=2000)
@@ -151,11 +175,11 @@ def main():
         return 0
     if not args.no_build:
         build()
-    modes = ["stock", "seabios"]
+    modes = ["stock", "seabios", "ovmf-driver"]
     if args.ovmf:
-        env = dict(os.environ, CALLS=str(args.calls), PAIRS=str(args.pairs))
-        subprocess.run([os.path.join(TOP, "tests/qemu/make-esp.sh")], check=True, env=env)
         modes.append("ovmf")
+    env = dict(os.environ, CALLS=str(args.calls), PAIRS=str(args.pairs))
+    subprocess.run([os.path.join(TOP, "tests/qemu/make-esp.sh")], check=True, env=env)
     rc, text = run_lab(modes, args.calls, args.pairs, args.timeout)
     runs = split_runs(text)
     c = Checker()
@@ -168,6 +192,9 @@ def main():
             continue
         r = parse(run)
         results[mode] = r
+        if mode == "ovmf-driver":
+            check_driver(c, mode, r)
+            continue
         c.check(mode, "guest finished", r["done"])
         c.check(mode, "acpi_pm is the clocksource",
                 r["clocksource"].get("before") == "acpi_pm", str(r["clocksource"]))
@@ -198,11 +225,11 @@ def main():
                     r["pmcheck"]["cycles_per_call"] <
                     results["stock"]["pmcheck"]["cycles_per_call"])
 
-    print("%-8s %16s %12s %12s %12s %10s %10s" % (
+    print("%-11s %16s %12s %12s %12s %10s %10s" % (
         "mode", "TSC/gettimeofday", "user exits", "reflections", "IRET returns",
         "probe out", "aligned ns"))
     for mode, r in results.items():
-        print("%-8s %16s %12s %12s %12s %10s %10s" % (
+        print("%-11s %16s %12s %12s %12s %10s %10s" % (
             mode, r.get("pmcheck", {}).get("cycles_per_call", "-"),
             delta(r["marks"], "pm_user_exits") if r["marks"] else "-",
             delta(r["marks"], "pvsmm_reflections") if r["marks"] else "-",

@@ -8,6 +8,9 @@
 #   seabios    SeaBIOS + our option ROM, the shim enabling reflection
 #   ovmf       OVMF + our UEFI driver, the shim enabling reflection
 #   ovmf-observe  the same with PVSMM_REFLECT=0 (the driver finds no leaf)
+#   ovmf-driver   OVMF + our UEFI driver and the shim, no Linux: OVMF's own
+#              PM timer reads in the UEFI shell between two marks
+#              (tests/qemu/make-esp.sh)
 #
 # Each run's lines are framed by "=== QEMU-RUN mode" / "=== QEMU-END mode
 # rc=N"; L2's serial console and QEMU's stderr (the shim's lines) are both
@@ -47,16 +50,17 @@ for mode in "$@"; do
 			qemu-system-x86_64 $base -option-rom $dir/pvsmm.rom \
 			-kernel $dir/vmlinuz -initrd $dir/l2.cpio.gz \
 			-append "$append" ;;
-	ovmf|ovmf-observe)
-		reflect=1
-		[ $mode = ovmf-observe ] && reflect=0
+	ovmf|ovmf-observe|ovmf-driver)
+		reflect=1 esp=$dir/esp
+		[ "$mode" = ovmf-observe ] && reflect=0
+		[ "$mode" = ovmf-driver ] && esp=$dir/esp-driver
 		cp $dir/OVMF_VARS.fd /tmp/OVMF_VARS.fd
 		run $mode env LD_PRELOAD=$dir/libpvsmm-preload.so \
 			PVSMM_PORTS=0x608 PVSMM_MARKER_PORT=$marker PVSMM_REFLECT=$reflect \
 			qemu-system-x86_64 $base \
 			-drive if=pflash,format=raw,unit=0,readonly=on,file=$dir/OVMF_CODE.fd \
 			-drive if=pflash,format=raw,unit=1,file=/tmp/OVMF_VARS.fd \
-			-drive if=none,id=esp,format=raw,readonly=on,file=fat:$dir/esp \
+			-drive if=none,id=esp,format=raw,readonly=on,file=fat:$esp \
 			-device virtio-blk-pci,drive=esp ;;
 	*)
 		echo "=== QEMU-RUN $mode"
