@@ -134,7 +134,9 @@ class GuestRun:
 
 
 def per_call(value, calls):
-    return None if value is None or not calls else round(value / calls, 3)
+    # + 0.0: a count that the idle-window correction puts a few exits below
+    # zero rounds to 0.0, not -0.0.
+    return None if value is None or not calls else round(value / calls, 3) + 0.0
 
 
 def row_of(run):
