@@ -1385,6 +1385,58 @@ static void migrate_mid_handler(bool exit_path)
 	vm_destroy(&b);
 }
 
+/*
+ * The VMM moves the RAM that holds the guest's page tables to other host
+ * memory (delete the memslot, add it back at another address), as for a
+ * remap.  KVM keeps where it found the window's PML4 entry: it must claim
+ * the slot in the new copy and never write the old one again.
+ */
+static void memslot_moved(void)
+{
+	const uint64_t reads = 1000, want = H_PDPT | 3;
+	uint8_t *old_ram, *new_ram;
+	uint64_t iret_before;
+	struct vm vm;
+
+	vm_create(&vm, 1, 0, &H_good);
+	host_register(&vm, G_DESC);
+	start_reader(&vm, 0, reads, reads);
+	check(run_to_done(&vm.v[0]) &&
+	      (Q(&vm, G_PML4)[PVSMM_WINDOW_SLOT] & ~0x20ull) == want,
+	      "memslot: %llu reads claimed slot %d", (unsigned long long)reads,
+	      PVSMM_WINDOW_SLOT);
+
+	old_ram = vm.ram;
+	new_ram = anon(RAM_SIZE);
+	memcpy(new_ram, old_ram, RAM_SIZE);
+	((uint64_t *)(old_ram + G_PML4))[PVSMM_WINDOW_SLOT] = 0;
+	((uint64_t *)(new_ram + G_PML4))[PVSMM_WINDOW_SLOT] = 0;
+	set_slot(&vm, 0, 0, old_ram, 0, 0);
+	set_slot(&vm, 1 << 16, 0, old_ram, 0, 0);
+	set_slot(&vm, 0, 0, new_ram, RAM_SIZE, 0);
+	set_slot(&vm, 1 << 16, 0, new_ram, RAM_SIZE, 0);
+	vm.ram = new_ram;
+
+	iret_before = kstat(&vm.v[0], "pvsmm_iret_returns");
+	vm.v[0].user_reads = 0;
+	start_reader(&vm, 0, reads, reads);
+	bool done = run_to_done(&vm.v[0]);
+
+	check(done && st(&vm, 0, ST_READS) == reads && vm.v[0].user_reads == 0 &&
+	      kstat(&vm.v[0], "pvsmm_iret_returns") - iret_before == reads &&
+	      kstat(&vm.v[0], "pvsmm_handler_faults") == 0,
+	      "memslot: after the move, %llu reads reflected with IRETQ, none failed",
+	      (unsigned long long)reads);
+	check((Q(&vm, G_PML4)[PVSMM_WINDOW_SLOT] & ~0x20ull) == want &&
+	      ((uint64_t *)(old_ram + G_PML4))[PVSMM_WINDOW_SLOT] == 0,
+	      "memslot: slot %d claimed in the new memory (0x%llx), the old left alone (0x%llx)",
+	      PVSMM_WINDOW_SLOT,
+	      (unsigned long long)Q(&vm, G_PML4)[PVSMM_WINDOW_SLOT],
+	      (unsigned long long)((uint64_t *)(old_ram + G_PML4))[PVSMM_WINDOW_SLOT]);
+	vm_destroy(&vm);
+	munmap(old_ram, RAM_SIZE);
+}
+
 static void test_migrate(void)
 {
 	group_begin("migrate");
@@ -1392,6 +1444,7 @@ static void test_migrate(void)
 	migrate_running(true);
 	migrate_mid_handler(false);
 	migrate_mid_handler(true);
+	memslot_moved();
 	group_end();
 }
 
