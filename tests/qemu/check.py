@@ -14,9 +14,11 @@ mode (tests/qemu/l1-run.sh):
            loads the driver, then busy-waits 100 ms (stall: OVMF's own PM
            timer reads) between two marks, then powers off
   ovmf     OVMF + pvsmm.efi, the shim enabling reflection, then Linux
-           (--ovmf only: the lab's own QEMU (TCG, 7.2) aborts on a BQL
-           assertion, tcg_handle_interrupt, once L2's Linux starts after
-           OVMF -- with or without pvsmm -- taking the whole lab run with it)
+Both OVMF modes run with --ovmf only: the lab's own QEMU (TCG, 7.2) aborts
+on a BQL assertion (tcg_handle_interrupt) under OVMF in L2, with or without
+pvsmm, taking the whole lab run with it: always once L2's Linux starts,
+sometimes already in the UEFI shell (ovmf-driver passed in one lab run and
+aborted the next), so neither can be part of make check.
 
 Checked per pvsmm mode: the firmware registered, acpi_pm stays the
 clocksource without a watchdog complaint, the gettimeofday loop causes 0
@@ -161,7 +163,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=1800)
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--ovmf", action="store_true",
-                    help="also boot OVMF + pvsmm.efi (see the docstring)")
+                    help="also the OVMF runs, ovmf-driver and ovmf (see the docstring)")
     args = ap.parse_args()
 
     # --with-qemu is another piece of work on run-in-lab.sh: until it is
@@ -175,11 +177,12 @@ def main():
         return 0
     if not args.no_build:
         build()
-    modes = ["stock", "seabios", "ovmf-driver"]
+    modes = ["stock", "seabios"]
     if args.ovmf:
-        modes.append("ovmf")
-    env = dict(os.environ, CALLS=str(args.calls), PAIRS=str(args.pairs))
-    subprocess.run([os.path.join(TOP, "tests/qemu/make-esp.sh")], check=True, env=env)
+        modes += ["ovmf-driver", "ovmf"]
+        env = dict(os.environ, CALLS=str(args.calls), PAIRS=str(args.pairs))
+        subprocess.run([os.path.join(TOP, "tests/qemu/make-esp.sh")], check=True,
+                       env=env)
     rc, text = run_lab(modes, args.calls, args.pairs, args.timeout)
     runs = split_runs(text)
     c = Checker()
