@@ -17,6 +17,8 @@
 #   --timeout SEC     wall-clock limit for the whole boot (default 600)
 #   --log FILE        full console log (default build/lab/last-console.log)
 #   --add SRC:DEST    extra file copied into the initramfs at DEST
+#   --add-binary SRC:DEST  a dynamic executable at DEST, with the shared
+#                     libraries ldd names for it at their own paths
 #   --with-qemu       Debian's own qemu-system-x86_64 in L1 too (binary,
 #                     its shared libraries, the firmware it loads; ~20 MB
 #                     more initramfs), the stock-QEMU anchor for L2 guests
@@ -30,6 +32,7 @@ kver=${PVSMM_KVER:-6.1.0-57-amd64}
 icount=0 modules=stock smp=1 mem=2048 timeout_s=600 with_qemu=0
 log=$top/build/lab/last-console.log
 extra=()
+binaries=()
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2; }
 die() { echo "run-in-lab: $*" >&2; exit 125; }
@@ -43,6 +46,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=${2:?}; shift ;;
 	--log) log=${2:?}; shift ;;
 	--add) extra+=("${2:?}"); shift ;;
+	--add-binary) binaries+=("${2:?}"); shift ;;
 	--with-qemu) with_qemu=1 ;;
 	-h|--help) usage ;;
 	--) shift; break ;;
@@ -82,18 +86,25 @@ cp "$kvm_dir/kvm.ko" "$kvm_dir/kvm-amd.ko" "$root/modules/"
 for f in build/host/pvsmm-vmm build/firmware/pvsmm-fw.bin tests/lab/guest-runs.sh; do
 	[ -e "$top/$f" ] && cp "$top/$f" "$root/pvsmm/"
 done
-# Stock QEMU for L1: the dynamic binary with every library ldd names, at
-# the same paths, and the few firmware files a -kernel boot of q35 loads
-# (SeaBIOS, the option ROMs behind -kernel, the vapic ROM), into QEMU's
-# default data directory.
-if [ "$with_qemu" = 1 ]; then
-	qemu_bin=$(command -v qemu-system-x86_64)
-	mkdir -p "$root/usr/bin" "$root/usr/share/qemu"
-	cp "$qemu_bin" "$root/usr/bin/qemu-system-x86_64"
-	ldd "$qemu_bin" | grep -o '/[^ ]*' | sort -u | while read -r lib; do
+# A dynamic executable at DEST in the initramfs, with every library ldd
+# names for it at the same paths.
+add_binary() {
+	local src=$1 dest=$2
+	[ -x "$src" ] || die "'$src' is not an executable"
+	mkdir -p "$root/$(dirname "$dest")"
+	cp "$src" "$root/$dest"
+	ldd "$src" | grep -o '/[^ ]*' | sort -u | while read -r lib; do
 		mkdir -p "$root/$(dirname "$lib")"
 		cp -L "$lib" "$root/$lib"
 	done
+}
+
+# Stock QEMU for L1: the binary and the few firmware files a -kernel boot
+# of q35 loads (SeaBIOS, the option ROMs behind -kernel, the vapic ROM),
+# into QEMU's default data directory.
+if [ "$with_qemu" = 1 ]; then
+	mkdir -p "$root/usr/share/qemu"
+	add_binary "$(command -v qemu-system-x86_64)" /usr/bin/qemu-system-x86_64
 	for f in bios-256k.bin kvmvapic.bin linuxboot_dma.bin linuxboot.bin \
 		multiboot_dma.bin pvh.bin; do
 		src=/usr/share/qemu/$f
@@ -102,6 +113,9 @@ if [ "$with_qemu" = 1 ]; then
 		cp -L "$src" "$root/usr/share/qemu/$f"
 	done
 fi
+for spec in "${binaries[@]}"; do
+	add_binary "${spec%%:*}" "${spec#*:}"
+done
 for spec in "${extra[@]}"; do
 	src=${spec%%:*} dest=${spec#*:}
 	[ -e "$src" ] || die "--add: '$src' does not exist"
