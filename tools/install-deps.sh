@@ -14,6 +14,7 @@ packages="gcc make libc6-dev python3 qemu-system-x86 nasm busybox-static cpio
 	xz-utils patch linux-image-amd64 linux-headers-amd64 linux-source-6.1 perl
 	gcc-multilib gnuplot-nox
 	dkms gnu-efi ovmf
+	dpkg-dev meson ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev
 	clang libclang-rt-14-dev"
 
 missing=""

@@ -4,9 +4,11 @@
 #   make optionrom    build/firmware/pvsmm.rom (legacy BIOS guests)
 #   make uefi         build/firmware/pvsmm.efi (UEFI guests, gnu-efi)
 #   make shim         build/host/libpvsmm-preload.so (stock QEMU)
+#   make qemu-pvsmm   build/qemu-pvsmm/qemu-system-x86_64: Debian's QEMU
+#                     with host/qemu/*.patch (-accel kvm,pvsmm=on)
 #   make qemu-check   stock Debian QEMU in the nested lab: tests/qemu/check.py
 
-.PHONY: optionrom uefi shim qemu-check
+.PHONY: optionrom uefi shim qemu-pvsmm qemu-check
 
 optionrom: | deps
 	$(MAKE) -C firmware/optionrom
@@ -17,5 +19,8 @@ uefi: | deps
 shim: | deps
 	$(MAKE) -C host/qemu-shim
 
-qemu-check: optionrom uefi shim kvm-modules
+qemu-pvsmm: | deps
+	host/qemu/build.sh
+
+qemu-check: optionrom uefi shim qemu-pvsmm kvm-modules
 	tests/qemu/check.py
