@@ -6,9 +6,11 @@
 #   make shim         build/host/libpvsmm-preload.so (stock QEMU)
 #   make qemu-pvsmm   build/qemu-pvsmm/qemu-system-x86_64: Debian's QEMU
 #                     with host/qemu/*.patch (-accel kvm,pvsmm=on)
+#   make qemu-lab     build/qemu-lab/qemu-system-x86_64: Debian's QEMU with
+#                     tests/lab/qemu/*.patch, the L0 of the OVMF runs
 #   make qemu-check   stock Debian QEMU in the nested lab: tests/qemu/check.py
 
-.PHONY: optionrom uefi shim qemu-pvsmm qemu-check
+.PHONY: optionrom uefi shim qemu-pvsmm qemu-lab qemu-check
 
 optionrom: | deps
 	$(MAKE) -C firmware/optionrom
@@ -22,5 +24,8 @@ shim: | deps
 qemu-pvsmm: | deps
 	host/qemu/build.sh
 
-qemu-check: optionrom uefi shim qemu-pvsmm kvm-modules
+qemu-lab: | deps
+	host/qemu/build.sh --lab
+
+qemu-check: optionrom uefi shim qemu-pvsmm qemu-lab kvm-modules
 	tests/qemu/check.py
