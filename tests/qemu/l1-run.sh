@@ -65,7 +65,9 @@ migrate_source() {
 	i=0
 	until grep -q "pvsmm: registered" /tmp/src.log 2>/dev/null; do
 		i=$((i + 1))
-		kill -0 $qpid 2>/dev/null && [ $i -le 3000 ] || break
+		if ! kill -0 $qpid 2>/dev/null || [ $i -gt 3000 ]; then
+			break
+		fi
 		sleep 0.1
 	done
 	# A FIFO opens for writing only once a reader has it: QEMU, if alive.
