@@ -34,6 +34,7 @@ boot_entry32:
 %error boot stack slot size changed: fix the shift above
 %endif
 	add	esp, PVSMM_FW_STACKS_GPA
+	call	mtrr_setup32		; every vCPU: caches on (mtrr.asm)
 
 	mov	ecx, MSR_IA32_APIC_BASE
 	rdmsr

@@ -8,6 +8,7 @@
 ;
 ;	reset.asm	real mode -> 32-bit protected mode, the GDT
 ;	boot.asm	32-bit -> long mode (BSP builds, APs wait)
+;	mtrr.asm	memory types: write-back RAM, as a BIOS leaves them
 ;	paging.asm	boot identity map, the handler's private window
 ;	main.asm	BSP/AP flow in long mode, bootinfo
 ;	serial.asm	COM1 output
@@ -40,6 +41,7 @@
 %include "reset.asm"		; first: the reset vector jumps to IP 0
 %include "serial.asm"		; defines the PUTS/PUTDEC macros used below
 %include "boot.asm"
+%include "mtrr.asm"
 %include "paging.asm"
 %include "main.asm"
 %include "exceptions.asm"
