@@ -29,7 +29,7 @@ firmware: | deps
 	$(MAKE) -C firmware
 
 host: | deps
-	$(MAKE) -C host
+	$(MAKE) -C host/vmm
 
 # The NASM mirror of the C ABI headers is generated, committed (so the
 # firmware reads like firmware) and checked by `make check`.

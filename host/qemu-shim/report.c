@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../kvm_stats.h"
+#include "../vmm/kvm_stats.h"
 #include "shim.h"
 
 static atomic_ulong pm_user_exits;
