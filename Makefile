@@ -45,14 +45,7 @@ abi-check: $(BUILD)/gen-abi-inc
 		{ echo "include/pvsmm/abi.inc is stale: run 'make abi-inc'" >&2; exit 1; }
 	@echo "abi: include/pvsmm/abi.inc matches the C headers"
 
-UNIT_SRCS := $(wildcard tests/unit/*.c) host/pm_ticks.c
-
-$(BUILD)/unit-tests: $(UNIT_SRCS) tests/unit/test.h firmware | deps
-	$(CC) $(CFLAGS) -o $@ $(UNIT_SRCS) $(BUILD)/firmware/pm_math.o
-
-unit: $(BUILD)/unit-tests host
-	$(BUILD)/unit-tests
-	$(MAKE) -C host check
+include tests/unit/unit.mk
 
 # The firmware under plain QEMU/TCG: boot, long mode, the handler's
 # contract checked locally, 1 and 4 vCPUs.

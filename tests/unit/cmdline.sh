@@ -3,7 +3,7 @@
 # Command-line tests of pvsmm-vmm that need no /dev/kvm: every bad argument
 # and unusable firmware file must give exit status 2 and exactly one error
 # line on stderr; --help exits 0.
-# Usage: tests/cmdline.sh path/to/pvsmm-vmm
+# Usage: tests/unit/cmdline.sh path/to/pvsmm-vmm
 set -u
 vmm=${1:?usage: $0 path/to/pvsmm-vmm}
 tmp=$(mktemp -d)
@@ -104,5 +104,5 @@ else
 	echo "FAIL --help" >&2
 fi
 
-echo "host command-line tests: $passed passed, $failed failed"
+echo "cmdline: $passed passed, $failed failed"
 [ "$failed" = 0 ]

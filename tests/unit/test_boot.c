@@ -7,14 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "boot.h"
-#include "../acpi.h"
-#include "../e820.h"
-#include "../linux_boot.h"
-#include "../pm_ticks.h"
+#include "acpi.h"
+#include "e820.h"
+#include "linux_boot.h"
+#include "pm_ticks.h"
 #include "pvsmm/abi.h"
 #include "pvsmm/layout.h"
-#include "../../tests/unit/test.h"
+#include "suites.h"
+#include "test.h"
 
 static bool e820_covers(const struct boot_e820_entry *e, size_t n,
 			uint64_t start, uint64_t end, uint32_t type)
