@@ -4,7 +4,11 @@
 
 #include "vmm.h"
 
-/* Handles a KVM_EXIT_IO: reflection, generic return or a port device. */
+/*
+ * Handles a KVM_EXIT_IO: counts it by port, then hands each element to
+ * the port's owner.  Nothing there: reads float high, writes vanish,
+ * both counted as unknown_io.
+ */
 void io_handle_exit(struct vcpu *v);
 
 #endif

@@ -16,7 +16,7 @@
 #include "acpi.h"
 #include "e820.h"
 #include "linux_boot.h"
-#include "vm.h"
+#include "guest_mem.h"
 
 #define MAX_FILE_BYTES	(1ull << 30)
 

@@ -15,9 +15,11 @@
 #include "vmm.h"
 #include "acpi.h"
 #include "linux_load.h"
+#include "pm1.h"
 #include "stats.h"
 #include "vcpu.h"
 #include "vm.h"
+#include "vm_stop.h"
 
 static void usage(FILE *f)
 {
@@ -297,10 +299,10 @@ int main(int argc, char **argv)
 	vm_create(&vm, &opts, firmware);
 	start_signal_thread(&vm);
 	vcpus_create(&vm);
-	pm1_start(&vm.pm1);	/* after the signal mask: it inherits it */
+	pm1_start(vm.pm1);	/* after the signal mask: it inherits it */
 	vcpus_start(&vm);
 	vcpus_join(&vm);
-	pm1_stop(&vm.pm1);
+	pm1_stop(vm.pm1);
 
 	int status = atomic_load(&vm.exit_code);
 	if (status < 0)

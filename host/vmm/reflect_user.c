@@ -23,7 +23,8 @@
 #include "reflect_user.h"
 #include "insn.h"
 #include "registration.h"
-#include "vm.h"
+#include "guest_mem.h"
+#include "vm_stop.h"
 
 #define X86_CR0_PG		(1ull << 31)
 #define X86_CR4_LA57		(1ull << 12)

@@ -12,7 +12,7 @@
 
 #include "registration.h"
 #include "descriptor.h"
-#include "vm.h"
+#include "guest_mem.h"
 
 void registration_setup_user(struct vm *vm)
 {

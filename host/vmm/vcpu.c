@@ -12,10 +12,9 @@
 #include "io.h"
 #include "registration.h"
 #include "stats.h"
-#include "vm.h"
-
-/* Signal used to kick a vCPU thread out of KVM_RUN. */
-#define KICK_SIGNAL	SIGUSR1
+#include "util.h"
+#include "vcpu_dump.h"
+#include "vm_stop.h"
 
 static __thread struct kvm_run *current_run;
 
@@ -75,31 +74,6 @@ void vcpus_create(struct vm *vm)
 	cpuid_init(vm);
 	for (unsigned int i = 0; i < vm->nr_vcpus; i++)
 		vcpu_create(vm, i);
-}
-
-void vcpu_dump_state(struct vcpu *v)
-{
-	struct kvm_regs r;
-	struct kvm_sregs s;
-	struct kvm_mp_state mp = { .mp_state = ~0u };
-
-	ioctl(v->fd, KVM_GET_MP_STATE, &mp);	/* best effort */
-	if (ioctl(v->fd, KVM_GET_REGS, &r) < 0 ||
-	    ioctl(v->fd, KVM_GET_SREGS, &s) < 0) {
-		vmm_warn("vCPU %u: cannot read registers: %s", v->index,
-			 strerror(errno));
-		return;
-	}
-	fprintf(stderr,
-		"  vCPU %u: mp_state %u rip %016llx rsp %016llx rflags %016llx\n"
-		"  rax %016llx rbx %016llx rcx %016llx rdx %016llx\n"
-		"  rsi %016llx rdi %016llx rbp %016llx\n"
-		"  cs %04x base %llx l%u db%u dpl%u  ss %04x dpl%u\n"
-		"  cr0 %llx cr3 %llx cr4 %llx efer %llx idt %llx/%x gdt %llx/%x\n",
-		v->index, mp.mp_state, r.rip, r.rsp, r.rflags, r.rax, r.rbx, r.rcx, r.rdx,
-		r.rsi, r.rdi, r.rbp, s.cs.selector, s.cs.base, s.cs.l, s.cs.db,
-		s.cs.dpl, s.ss.selector, s.ss.dpl, s.cr0, s.cr3, s.cr4, s.efer,
-		s.idt.base, s.idt.limit, s.gdt.base, s.gdt.limit);
 }
 
 static void fatal_exit(struct vcpu *v, const char *what)
@@ -193,7 +167,7 @@ void vcpus_start(struct vm *vm)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = kick_handler;
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(KICK_SIGNAL, &sa, NULL) < 0)
+	if (sigaction(VCPU_KICK_SIGNAL, &sa, NULL) < 0)
 		vmm_die(EXIT_SETUP_ERROR, "sigaction: %s", strerror(errno));
 
 	vm->start_ns = monotonic_ns();
@@ -215,17 +189,4 @@ void vcpus_join(struct vm *vm)
 		if (atomic_load(&vm->vcpus[i].thread_started))
 			pthread_join(vm->vcpus[i].thread, NULL);
 	vm->end_ns = monotonic_ns();
-}
-
-void vcpus_kick_all(struct vm *vm)
-{
-	pthread_t self = pthread_self();
-
-	for (unsigned int i = 0; i < vm->nr_vcpus; i++) {
-		struct vcpu *v = &vm->vcpus[i];
-
-		if (atomic_load(&v->thread_started) &&
-		    !pthread_equal(v->thread, self))
-			pthread_kill(v->thread, KICK_SIGNAL);
-	}
 }

@@ -2,81 +2,31 @@
 /* VM creation: /dev/kvm, capabilities, memory, in-kernel devices. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "vm.h"
+#include "cmos.h"
+#include "debug_exit.h"
+#include "guest_mem.h"
 #include "irq.h"
 #include "linux_load.h"
-#include "serial.h"
-#include "vcpu.h"
+#include "marker.h"
+#include "platform_io.h"
+#include "pm1.h"
+#include "pm_port.h"
 #include "registration.h"
+#include "serial.h"
 
 #define RAM_SLOT		0
 #define ROM_SLOT		1
 /* Where KVM may put the real-mode TSS on Intel; below the firmware ROM. */
 #define KVM_TSS_GPA		0xfffbd000u
-
-uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-void vmm_die(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, VMM_NAME ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(status);
-}
-
-void vmm_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, VMM_NAME ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-void *guest_ram_ptr(struct vm *vm, uint64_t gpa, uint64_t len)
-{
-	if (gpa >= vm->ram_size || len > vm->ram_size - gpa)
-		return NULL;
-	return vm->ram + gpa;
-}
-
-bool guest_read_phys(struct vm *vm, uint64_t gpa, void *buf, size_t len)
-{
-	const void *src = guest_ram_ptr(vm, gpa, len);
-
-	if (!src && gpa >= PVSMM_FW_ROM_GPA) {
-		uint64_t off = gpa - PVSMM_FW_ROM_GPA;
-
-		if (off < PVSMM_FW_ROM_SIZE && len <= PVSMM_FW_ROM_SIZE - off)
-			src = vm->rom + off;
-	}
-	if (!src)
-		return false;
-	memcpy(buf, src, len);
-	return true;
-}
 
 void vm_load_firmware(const char *path, uint8_t *image)
 {
@@ -157,6 +107,22 @@ static void set_memslot(struct vm *vm, uint32_t slot, uint32_t flags,
 static void serial_set_irq(void *ctx, bool level)
 {
 	irq_set_line(ctx, SERIAL_IRQ, level);
+}
+
+/*
+ * The machine's port devices, each claiming its own ports in vm->pio.
+ * The PM timer's port first: the port map is searched in this order.
+ */
+static void create_devices(struct vm *vm)
+{
+	pm_port_register(vm);
+	serial_register(&vm->pio);
+	serial_connect_irq(serial_set_irq, vm);
+	vm->pm1 = pm1_create(vm);
+	cmos_register(&vm->pio);
+	debug_exit_register(&vm->pio);
+	marker_register(&vm->pio);
+	platform_io_register(&vm->pio);
 }
 
 static void write_bootinfo(struct vm *vm)
@@ -317,18 +283,9 @@ void vm_create(struct vm *vm, const struct vmm_options *opts,
 		    PVSMM_FW_ROM_SIZE, vm->rom);
 
 	irq_setup_routing(vm);
-	serial_connect_irq(serial_set_irq, vm);
-	pm1_init(&vm->pm1, vm);
+	create_devices(vm);
 
 	write_bootinfo(vm);
 	setup_pmtimer_mode(vm);
 }
 
-void vm_request_stop(struct vm *vm, int status)
-{
-	int expected = -1;
-
-	atomic_compare_exchange_strong(&vm->exit_code, &expected, status);
-	atomic_store(&vm->stopping, true);
-	vcpus_kick_all(vm);
-}

@@ -15,7 +15,4 @@ void vm_load_firmware(const char *path, uint8_t *image /* ROM_SIZE */);
 void vm_create(struct vm *vm, const struct vmm_options *opts,
 	       const uint8_t *firmware);
 
-/* Stops every vCPU; the first caller's status becomes the exit status. */
-void vm_request_stop(struct vm *vm, int status);
-
 #endif

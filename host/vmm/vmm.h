@@ -17,19 +17,12 @@
 #include "pvsmm/abi.h"
 #include "pvsmm/layout.h"
 #include "kvm_stats.h"
-#include "pm1.h"
+#include "pio_table.h"
+#include "util.h"
 
-#define VMM_NAME		"pvsmm-vmm"
 #define VMM_MAX_VCPUS		16
 #define VMM_MAX_MEM_MIB		3072	/* stays below the 32-bit hole */
 #define VMM_MIN_MEM_MIB		2
-
-/* Process exit statuses. */
-#define EXIT_GUEST_PASS		0	/* debug exit with 0 */
-#define EXIT_GUEST_FAIL		1	/* debug exit with non-zero */
-#define EXIT_SETUP_ERROR	2	/* arguments, firmware, KVM setup */
-#define EXIT_RUNTIME_ERROR	3	/* unexpected exit, triple fault, ... */
-#define EXIT_GUEST_RESET	4	/* the guest reset (rebooted) the machine */
 
 enum pmtimer_mode {
 	PMTIMER_USER,		/* every read exits to our userspace device */
@@ -101,6 +94,7 @@ struct vcpu_snapshot {
 };
 
 struct vm;
+struct pm1;
 
 struct vcpu {
 	struct vm *vm;
@@ -147,7 +141,8 @@ struct vm {
 	unsigned int nr_vcpus;
 
 	struct registration reg;
-	struct pm1 pm1;			/* PM1 registers, carry interrupt */
+	struct pio_table pio;		/* the port map: who owns which port */
+	struct pm1 *pm1;		/* PM1 registers, carry interrupt */
 	bool has_stats_fd;
 
 	atomic_bool stopping;
@@ -156,16 +151,5 @@ struct vm {
 	uint64_t start_ns;
 	uint64_t end_ns;
 };
-
-/* Helpers shared by all files (vm.c). */
-uint64_t monotonic_ns(void);
-void vmm_die(int status, const char *fmt, ...)
-	__attribute__((noreturn, format(printf, 2, 3)));
-void vmm_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Guest RAM access, NULL if [gpa, gpa+len) is not wholly in RAM. */
-void *guest_ram_ptr(struct vm *vm, uint64_t gpa, uint64_t len);
-/* Reads guest-physical memory, RAM or firmware ROM; false if unbacked. */
-bool guest_read_phys(struct vm *vm, uint64_t gpa, void *buf, size_t len);
 
 #endif /* PVSMM_VMM_H */

@@ -113,3 +113,17 @@ void cmos_access(uint16_t port, bool in, uint8_t *data, uint8_t size)
 		memset(data + 1, 0xff, size - 1u);
 	pthread_mutex_unlock(&cmos.lock);
 }
+
+static bool cmos_pio(struct vcpu *v, uint16_t port, bool in, uint8_t *data,
+		     uint8_t size, void *ctx)
+{
+	(void)v;
+	(void)ctx;
+	cmos_access(port, in, data, size);
+	return true;
+}
+
+void cmos_register(struct pio_table *t)
+{
+	pio_claim(t, CMOS_INDEX_PORT, 2, cmos_pio, NULL, "CMOS");
+}

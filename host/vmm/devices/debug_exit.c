@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-#include "debug_exit.h"
-#include "vcpu.h"
-#include "vm.h"
+#include <string.h>
 
-void debug_exit_write(struct vcpu *v, uint32_t value)
+#include "debug_exit.h"
+#include "vcpu_dump.h"
+#include "vm_stop.h"
+
+static void debug_exit_write(struct vcpu *v, uint32_t value)
 {
 	if (value != 0) {
 		vmm_warn("vCPU %u: guest reported failure code %u (0x%x)",
@@ -11,4 +13,24 @@ void debug_exit_write(struct vcpu *v, uint32_t value)
 		vcpu_dump_state(v);
 	}
 	vm_request_stop(v->vm, value == 0 ? EXIT_GUEST_PASS : EXIT_GUEST_FAIL);
+}
+
+static bool debug_exit_pio(struct vcpu *v, uint16_t port, bool in,
+			   uint8_t *data, uint8_t size, void *ctx)
+{
+	uint32_t value = 0;
+
+	(void)port;
+	(void)ctx;
+	if (in)
+		return false;
+	memcpy(&value, data, size);	/* x86 is little-endian */
+	debug_exit_write(v, value);
+	return true;
+}
+
+void debug_exit_register(struct pio_table *t)
+{
+	pio_claim(t, PVSMM_DEBUG_EXIT_PORT, 1, debug_exit_pio, NULL,
+		  "debug exit");
 }

@@ -4,7 +4,10 @@
 
 #include "vmm.h"
 
-/* OUT to PVSMM_DEBUG_EXIT_PORT: stop the VM, exit 0 if value is 0 else 1. */
-void debug_exit_write(struct vcpu *v, uint32_t value);
+/*
+ * PVSMM_DEBUG_EXIT_PORT: an OUT stops the VM, exit status 0 if the value
+ * is 0, else 1 (with the vCPU's registers on stderr).  Write-only.
+ */
+void debug_exit_register(struct pio_table *t);
 
 #endif

@@ -6,11 +6,12 @@
  * left out: BEGIN is counted before its snapshot, and END's own exit is
  * taken back out of its snapshot (stats_snapshot_exclude_current_io).
  */
+#include <string.h>
+
 #include "marker.h"
 #include "stats.h"
-#include "vm.h"
 
-void marker_write(struct vcpu *v, uint32_t value, uint8_t size)
+static void marker_write(struct vcpu *v, uint32_t value, uint8_t size)
 {
 	unsigned int kind = value >> 16;
 	unsigned int who = value & 0xffff;
@@ -42,4 +43,23 @@ void marker_write(struct vcpu *v, uint32_t value, uint8_t size)
 		vmm_warn("vCPU %u: unknown marker 0x%x", v->index, value);
 		break;
 	}
+}
+
+static bool marker_pio(struct vcpu *v, uint16_t port, bool in, uint8_t *data,
+		       uint8_t size, void *ctx)
+{
+	uint32_t value = 0;
+
+	(void)port;
+	(void)ctx;
+	if (in)
+		return false;
+	memcpy(&value, data, size);	/* x86 is little-endian */
+	marker_write(v, value, size);
+	return true;
+}
+
+void marker_register(struct pio_table *t)
+{
+	pio_claim(t, PVSMM_MARKER_PORT, 1, marker_pio, NULL, "bench marker");
 }

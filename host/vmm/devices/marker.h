@@ -4,7 +4,10 @@
 
 #include "vmm.h"
 
-/* OUT to PVSMM_MARKER_PORT: PVSMM_MARK_* << 16 | vCPU index. */
-void marker_write(struct vcpu *v, uint32_t value, uint8_t size);
+/*
+ * PVSMM_MARKER_PORT, write-only: a 4-byte OUT of PVSMM_MARK_* << 16 |
+ * vCPU index brackets the firmware's bench loop.
+ */
+void marker_register(struct pio_table *t);
 
 #endif

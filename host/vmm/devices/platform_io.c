@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "platform_io.h"
-#include "vm.h"
+#include "vm_stop.h"
 
 #define POST_PORT		0x80
 #define SYSCTL_A_PORT		0x92
@@ -37,9 +37,10 @@ static void guest_reset(struct vcpu *v, const char *how)
 	vm_request_stop(v->vm, EXIT_GUEST_RESET);
 }
 
-bool platform_io_access(struct vcpu *v, uint16_t port, bool in,
-			uint8_t *data, uint8_t size)
+static bool platform_io_pio(struct vcpu *v, uint16_t port, bool in,
+			    uint8_t *data, uint8_t size, void *ctx)
 {
+	(void)ctx;
 	switch (port) {
 	case POST_PORT:
 		if (in)
@@ -61,8 +62,6 @@ bool platform_io_access(struct vcpu *v, uint16_t port, bool in,
 			guest_reset(v, "8042 reset line");
 		return true;
 	}
-	if (port < PCI_CONF_FIRST || port > PCI_CONF_LAST)
-		return false;
 	if (port == RESET_CONTROL_PORT && size == 1 && !in) {
 		if (data[0] & RESET_CONTROL_RST_CPU)
 			guest_reset(v, "reset control register 0xcf9");
@@ -71,4 +70,15 @@ bool platform_io_access(struct vcpu *v, uint16_t port, bool in,
 	if (in)
 		memset(data, 0xff, size);
 	return true;
+}
+
+void platform_io_register(struct pio_table *t)
+{
+	pio_claim(t, POST_PORT, 1, platform_io_pio, NULL, "POST");
+	pio_claim(t, SYSCTL_A_PORT, 1, platform_io_pio, NULL,
+		  "system control A");
+	pio_claim(t, I8042_DATA_PORT, 1, platform_io_pio, NULL, "8042 data");
+	pio_claim(t, I8042_CMD_PORT, 1, platform_io_pio, NULL, "8042 command");
+	pio_claim(t, PCI_CONF_FIRST, PCI_CONF_LAST - PCI_CONF_FIRST + 1,
+		  platform_io_pio, NULL, "PCI configuration, reset control");
 }

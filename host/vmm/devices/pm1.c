@@ -16,6 +16,7 @@
  * not count wake-ups.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -23,7 +24,7 @@
 #include "acpi.h"
 #include "irq.h"
 #include "pm_timer.h"
-#include "vm.h"
+#include "vm_stop.h"
 
 #define PM1_TMR_STS		(1u << 0)
 #define PM1_STS_W1C		0x8731u	/* TMR BM GBL PWRBTN SLPBTN RTC WAK */
@@ -63,11 +64,15 @@ static void update_sci(struct pm1 *pm)
 	irq_set_line(pm->vm, ACPI_SCI_IRQ, level);
 }
 
-void pm1_init(struct pm1 *pm, struct vm *vm)
+static pio_handler_fn pm1_pio;
+
+struct pm1 *pm1_create(struct vm *vm)
 {
+	struct pm1 *pm = calloc(1, sizeof(*pm));
 	pthread_condattr_t attr;
 
-	memset(pm, 0, sizeof(*pm));
+	if (!pm)
+		vmm_die(EXIT_SETUP_ERROR, "out of memory");
 	pm->vm = vm;
 	pthread_mutex_init(&pm->lock, NULL);
 	pthread_condattr_init(&attr);
@@ -75,6 +80,11 @@ void pm1_init(struct pm1 *pm, struct vm *vm)
 	pthread_cond_init(&pm->wake, &attr);
 	pthread_condattr_destroy(&attr);
 	pm->tmr_epoch = epoch_of(pm_timer_clock_ns(vm));
+	pio_claim(&vm->pio, ACPI_PM1_EVT_PORT, ACPI_PM1_EVT_LEN, pm1_pio, pm,
+		  "PM1 event block");
+	pio_claim(&vm->pio, ACPI_PM1_CNT_PORT, ACPI_PM1_CNT_LEN, pm1_pio, pm,
+		  "PM1 control block");
+	return pm;
 }
 
 static struct timespec monotonic_in(uint64_t ns_from_now)
@@ -133,14 +143,6 @@ void pm1_stop(struct pm1 *pm)
 	pthread_mutex_unlock(&pm->lock);
 	pthread_join(pm->thread, NULL);
 	pm->thread_started = false;
-}
-
-bool pm1_owns_port(uint16_t port)
-{
-	return (port >= ACPI_PM1_EVT_PORT &&
-		port < ACPI_PM1_EVT_PORT + ACPI_PM1_EVT_LEN) ||
-	       (port >= ACPI_PM1_CNT_PORT &&
-		port < ACPI_PM1_CNT_PORT + ACPI_PM1_CNT_LEN);
 }
 
 /* One byte of the 6-byte block PM1_STS, PM1_EN, PM1_CNT.  Lock held. */
@@ -234,4 +236,12 @@ void pm1_access(struct pm1 *pm, uint16_t port, bool in, uint8_t *data,
 		if (v & PM1_CNT_SLP_EN)
 			sleep_request(pm, (uint16_t)((pm->cnt & 0xff) | v));
 	}
+}
+
+static bool pm1_pio(struct vcpu *v, uint16_t port, bool in, uint8_t *data,
+		    uint8_t size, void *ctx)
+{
+	(void)v;
+	pm1_access(ctx, port, in, data, size);
+	return true;
 }

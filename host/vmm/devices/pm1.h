@@ -30,13 +30,13 @@ struct pm1 {
 	uint64_t sci_raises;		/* rising edges, for the report */
 };
 
-void pm1_init(struct pm1 *pm, struct vm *vm);
+/* The PM1 block of vm, its ports claimed in vm's port map. */
+struct pm1 *pm1_create(struct vm *vm);
 /* The carry-interrupt thread; call once the vCPU threads may run. */
 void pm1_start(struct pm1 *pm);
 void pm1_stop(struct pm1 *pm);
 
-/* ports ACPI_PM1_EVT_PORT..+3 and ACPI_PM1_CNT_PORT..+1. */
-bool pm1_owns_port(uint16_t port);
+/* Ports ACPI_PM1_EVT_PORT..+3 and ACPI_PM1_CNT_PORT..+1, any thread. */
 void pm1_access(struct pm1 *pm, uint16_t port, bool in, uint8_t *data,
 		uint8_t size);
 

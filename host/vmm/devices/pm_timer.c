@@ -9,7 +9,7 @@
 #include <sys/ioctl.h>
 
 #include "pm_timer.h"
-#include "vm.h"
+#include "vm_stop.h"
 
 uint64_t pm_timer_clock_ns(struct vm *vm)
 {
@@ -34,4 +34,15 @@ void pm_timer_read(struct vm *vm, uint8_t *data, uint8_t size)
 	uint32_t ticks = pm_timer_now(vm);
 
 	memcpy(data, &ticks, size);	/* narrow reads get the low bytes */
+}
+
+bool pm_timer_pio(struct vcpu *v, uint16_t port, bool in, uint8_t *data,
+		  uint8_t size, void *ctx)
+{
+	(void)port;
+	if (in) {
+		pm_timer_read(ctx, data, size);
+		v->counters.pm_user_reads++;
+	}
+	return true;	/* the counter register is read-only */
 }

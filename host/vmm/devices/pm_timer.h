@@ -11,5 +11,11 @@ uint64_t pm_timer_clock_ns(struct vm *vm);
 uint32_t pm_timer_now(struct vm *vm);
 /* A 1, 2 or 4-byte read of the counter register into data. */
 void pm_timer_read(struct vm *vm, uint8_t *data, uint8_t size);
+/*
+ * The counter port's handler (ctx: the struct vm): a read is served and
+ * counted as pm_user_reads; the register is read-only, writes vanish.
+ * pm_port.c decides which handler owns the port in which mode.
+ */
+pio_handler_fn pm_timer_pio;
 
 #endif

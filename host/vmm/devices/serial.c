@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pvsmm/layout.h"
 #include "serial.h"
 
 #define UART_THR	0	/* DLAB=0: transmit holding / receive buffer */
@@ -214,4 +215,18 @@ void serial_flush(void)
 	if (uart.len)
 		transmit('\n');	/* a newline always writes the line out */
 	pthread_mutex_unlock(&uart.lock);
+}
+
+static bool serial_pio(struct vcpu *v, uint16_t port, bool in, uint8_t *data,
+		       uint8_t size, void *ctx)
+{
+	(void)v;
+	(void)ctx;
+	serial_access(port - PVSMM_SERIAL_PORT, in, data, size);
+	return true;
+}
+
+void serial_register(struct pio_table *t)
+{
+	pio_claim(t, PVSMM_SERIAL_PORT, 8, serial_pio, NULL, "COM1");
 }
