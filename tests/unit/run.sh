@@ -7,7 +7,8 @@
 # Usage: tests/unit/run.sh BUILD_DIR
 set -u
 build=${1:?usage: $0 BUILD_DIR}
-here=$(dirname "$0")
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 : >"$tmp/lines"
@@ -28,7 +29,14 @@ suite() {
 }
 
 suite unit-tests "$build/tests/unit-tests"
+suite shim env PVSMM_PORTS=0x608 PVSMM_EPOCH=0 "$build/tests/shim-tests"
 suite cmdline sh "$here/cmdline.sh" "$build/host/pvsmm-vmm"
+# No import circles in the VMM or the shim (their objects must be built).
+suite layers python3 "$top/tools/check-layers.py" vmm "$top/host/vmm" \
+	"$build/host/vmm" "$top/host/vmm" "$top/host/vmm/devices"
+suite layers python3 "$top/tools/check-layers.py" --libc ioctl,clock_gettime \
+	qemu-shim "$top/host/qemu-shim" "$build/host/qemu-shim" \
+	"$top/host/qemu-shim" "$top/host/vmm"
 
 awk -v broken="$broken" '
 	{ passed += $2; failed += $4 }

@@ -11,10 +11,21 @@
 
 UNIT_BUILD   := $(BUILD)/tests
 UNIT_CFLAGS  := $(CFLAGS) -D_GNU_SOURCE -iquote host/vmm -iquote tests/unit
-UNIT_SRCS    := $(wildcard tests/unit/*.c) \
+UNIT_SRCS    := $(filter-out tests/unit/test_shim.c tests/unit/fake_kvm.c,\
+			    $(wildcard tests/unit/*.c)) \
 		$(addprefix host/vmm/,pm_ticks.c descriptor.c insn.c e820.c \
 				      acpi.c linux_boot.c)
 UNIT_HDRS    := $(wildcard tests/unit/*.h host/vmm/*.h include/pvsmm/*.h)
+
+# The shim's tests: its ioctl() wrapper and pieces against a fake KVM
+# (tests/unit/fake_kvm.c stands in for host/qemu-shim/real_libc.c).
+SHIM_TEST_SRCS := tests/unit/test_shim.c tests/unit/fake_kvm.c \
+		  $(addprefix host/qemu-shim/,pvsmm-preload.c config.c \
+			cpuid_leaf.c epoch.c log.c pm_serve.c registry.c \
+			rate_limit.c report.c reset_msr.c user_copy.c) \
+		  host/vmm/kvm_stats.c host/vmm/pm_ticks.c
+SHIM_TEST_CFLAGS := $(CFLAGS) -D_GNU_SOURCE -iquote host/qemu-shim \
+		    -iquote host/vmm -iquote tests/unit
 
 .PHONY: unit
 
@@ -22,5 +33,10 @@ $(UNIT_BUILD)/unit-tests: $(UNIT_SRCS) $(UNIT_HDRS) firmware
 	@mkdir -p $(UNIT_BUILD)
 	$(CC) $(UNIT_CFLAGS) -o $@ $(UNIT_SRCS) $(BUILD)/firmware/pm_math.o
 
-unit: $(UNIT_BUILD)/unit-tests host
+$(UNIT_BUILD)/shim-tests: $(SHIM_TEST_SRCS) $(wildcard host/qemu-shim/*.h) \
+			  tests/unit/fake_kvm.h tests/unit/test.h
+	@mkdir -p $(UNIT_BUILD)
+	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $(SHIM_TEST_SRCS) -pthread
+
+unit: $(UNIT_BUILD)/unit-tests $(UNIT_BUILD)/shim-tests host shim
 	tests/unit/run.sh $(BUILD)
