@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests of the VMM's pure pieces: the PM timer conversion, the
- * registration descriptor validation and the IN instruction decoder.
+ * registration descriptor validation, the IN instruction decoder, and
+ * the port map with the I/O exit dispatch and accounting on top of it.
  * `make unit` runs them; they need no /dev/kvm.
  */
 #include <stdio.h>
@@ -9,6 +10,8 @@
 
 #include "descriptor.h"
 #include "insn.h"
+#include "io.h"
+#include "pio_table.h"
 #include "pm_ticks.h"
 #include "suites.h"
 #include "test.h"
@@ -201,9 +204,127 @@ static void test_decoder(void)
 	expect_in("16 bytes", longest, 16, 64, false, 0, 0, -1);
 }
 
+/* ---- Port map and I/O exits ------------------------------------------- */
+
+static unsigned int handler_calls;
+
+static bool count_calls(struct vcpu *v, uint16_t port, bool in, uint8_t *data,
+			uint8_t size, void *ctx)
+{
+	(void)v;
+	(void)port;
+	handler_calls++;
+	if (in)
+		memset(data, *(uint8_t *)ctx, size);
+	return true;
+}
+
+static bool write_only(struct vcpu *v, uint16_t port, bool in, uint8_t *data,
+		       uint8_t size, void *ctx)
+{
+	(void)v;
+	(void)port;
+	(void)data;
+	(void)size;
+	(void)ctx;
+	return !in;
+}
+
+static void test_pio_table(void)
+{
+	struct pio_table t = { .nr = 0 };
+	const struct pio_range *clash;
+	uint8_t fill = 0x5a;
+
+	CHECK(pio_register(&t, 0x3f8, 8, count_calls, &fill, "uart", &clash),
+	      "first range");
+	CHECK(pio_register(&t, 0x400, 1, write_only, NULL, "wo", &clash),
+	      "a single port");
+	CHECK(!pio_register(&t, 0x3ff, 2, count_calls, NULL, "x", &clash) &&
+	      clash && clash->first == 0x3f8, "overlap at the end refused");
+	CHECK(!pio_register(&t, 0x3f0, 9, count_calls, NULL, "x", &clash) &&
+	      clash && clash->first == 0x3f8, "overlap at the start refused");
+	CHECK(pio_register(&t, 0x3f0, 8, count_calls, NULL, "x", &clash),
+	      "adjacent below is fine");
+	CHECK(!pio_register(&t, 0x500, 0, count_calls, NULL, "x", &clash) &&
+	      !clash, "empty range refused");
+	CHECK(!pio_register(&t, 0xfff0, 0x11, count_calls, NULL, "x", &clash),
+	      "past 0xffff refused");
+	CHECK(pio_register(&t, 0xfff0, 0x10, count_calls, NULL, "top", &clash),
+	      "up to 0xffff");
+	CHECK(pio_find(&t, 0x3f8) == &t.ranges[0] &&
+	      pio_find(&t, 0x3ff) == &t.ranges[0], "first and last port");
+	CHECK(!pio_find(&t, 0x401) && !pio_find(&t, 0x3ef), "holes");
+	CHECK(pio_find(&t, 0xffff) && pio_find(&t, 0xffff)->first == 0xfff0,
+	      "port 0xffff");
+	while (t.nr < PIO_MAX_RANGES)
+		pio_register(&t, (uint16_t)(0x1000 + t.nr), 1, count_calls,
+			     NULL, "fill", NULL);
+	CHECK(!pio_register(&t, 0x2000, 1, count_calls, NULL, "x", &clash) &&
+	      !clash, "a full table refuses");
+}
+
+/* One exit through io_handle_exit, with the run page in a buffer. */
+static void io_exit(struct vcpu *v, bool in, uint16_t port, uint8_t size,
+		    uint32_t count)
+{
+	v->run->exit_reason = KVM_EXIT_IO;
+	v->run->io.direction = in ? KVM_EXIT_IO_IN : KVM_EXIT_IO_OUT;
+	v->run->io.port = port;
+	v->run->io.size = size;
+	v->run->io.count = count;
+	v->run->io.data_offset = 1024;
+	memset((uint8_t *)v->run + 1024, 0, 64);
+	io_handle_exit(v);
+}
+
+static uint64_t port_exits(const struct vcpu *v, uint16_t port)
+{
+	for (unsigned int i = 0; i < v->counters.nr_ports; i++)
+		if (v->counters.ports[i].port == port)
+			return v->counters.ports[i].count;
+	return 0;
+}
+
+static void test_io_dispatch(void)
+{
+	static struct vm vm;
+	static struct vcpu v;
+	static uint64_t page[4096 / 8];
+	uint8_t fill = 0x5a;
+	const uint8_t *data = (const uint8_t *)page + 1024;
+
+	v.vm = &vm;
+	v.run = (struct kvm_run *)page;
+	pio_register(&vm.pio, 0x3f8, 8, count_calls, &fill, "uart", NULL);
+	pio_register(&vm.pio, 0x400, 1, write_only, NULL, "wo", NULL);
+
+	handler_calls = 0;
+	io_exit(&v, true, 0x3f9, 1, 1);
+	CHECK(handler_calls == 1 && data[0] == 0x5a, "IN reaches the owner");
+	io_exit(&v, true, 0x3fa, 2, 3);
+	CHECK(handler_calls == 4 && data[0] == 0x5a && data[5] == 0x5a,
+	      "INSW x3: one call per element (%u)", handler_calls);
+	CHECK(port_exits(&v, 0x3fa) == 1, "one exit counted for the string");
+	io_exit(&v, true, 0x500, 4, 2);
+	CHECK(v.counters.unknown_io == 2 && data[0] == 0xff && data[7] == 0xff,
+	      "nothing there: floats high, counted per element");
+	io_exit(&v, false, 0x500, 1, 1);
+	CHECK(v.counters.unknown_io == 3, "writes to nothing are counted");
+	io_exit(&v, true, 0x400, 1, 1);
+	CHECK(v.counters.unknown_io == 4 && data[0] == 0xff,
+	      "IN from a write-only port: unknown");
+	io_exit(&v, false, 0x400, 1, 1);
+	CHECK(v.counters.unknown_io == 4, "OUT to it is handled");
+	CHECK(port_exits(&v, 0x500) == 2 && port_exits(&v, 0x400) == 2 &&
+	      port_exits(&v, 0x3f9) == 1, "exits by port");
+}
+
 void test_vmm(void)
 {
 	test_pm_ticks();
 	test_descriptor();
 	test_decoder();
+	test_pio_table();
+	test_io_dispatch();
 }

@@ -10,12 +10,15 @@
 # against one reference.
 
 UNIT_BUILD   := $(BUILD)/tests
-UNIT_CFLAGS  := $(CFLAGS) -D_GNU_SOURCE -iquote host/vmm -iquote tests/unit
+UNIT_CFLAGS  := $(CFLAGS) -D_GNU_SOURCE -iquote host/vmm \
+		-iquote host/vmm/devices -iquote tests/unit
 UNIT_SRCS    := $(filter-out tests/unit/test_shim.c tests/unit/fake_kvm.c,\
 			    $(wildcard tests/unit/*.c)) \
 		$(addprefix host/vmm/,pm_ticks.c descriptor.c insn.c e820.c \
-				      acpi.c linux_boot.c)
-UNIT_HDRS    := $(wildcard tests/unit/*.h host/vmm/*.h include/pvsmm/*.h)
+				      acpi.c linux_boot.c pio_table.c io.c \
+				      stats.c kvm_stats.c util.c devices/serial.c)
+UNIT_HDRS    := $(wildcard tests/unit/*.h host/vmm/*.h host/vmm/devices/*.h \
+			  include/pvsmm/*.h)
 
 # The shim's tests: its ioctl() wrapper and pieces against a fake KVM
 # (tests/unit/fake_kvm.c stands in for host/qemu-shim/real_libc.c).
@@ -31,7 +34,7 @@ SHIM_TEST_CFLAGS := $(CFLAGS) -D_GNU_SOURCE -iquote host/qemu-shim \
 
 $(UNIT_BUILD)/unit-tests: $(UNIT_SRCS) $(UNIT_HDRS) firmware
 	@mkdir -p $(UNIT_BUILD)
-	$(CC) $(UNIT_CFLAGS) -o $@ $(UNIT_SRCS) $(BUILD)/firmware/pm_math.o
+	$(CC) $(UNIT_CFLAGS) -o $@ $(UNIT_SRCS) $(BUILD)/firmware/pm_math.o -pthread
 
 $(UNIT_BUILD)/shim-tests: $(SHIM_TEST_SRCS) $(wildcard host/qemu-shim/*.h) \
 			  tests/unit/fake_kvm.h tests/unit/test.h
