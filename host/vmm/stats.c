@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "json.h"
 #include "serial.h"
 
 #define MAX_AGG_PORTS	(MAX_TRACKED_PORTS * 2)
@@ -231,104 +232,96 @@ static const char *mode_name(enum pmtimer_mode m)
 	return "?";
 }
 
-static void json_u64(FILE *f, const char *key, uint64_t v, bool comma)
+static void json_aggregate(struct json *j, const char *key,
+			   const struct aggregate *a, bool bench)
 {
-	fprintf(f, "%s\"%s\":%llu", comma ? "," : "", key,
-		(unsigned long long)v);
-}
+	char name[16];
 
-static void json_aggregate(FILE *f, const struct aggregate *a, bool bench)
-{
-	bool first;
-
-	fputc('{', f);
-	json_u64(f, "ns", a->ns, false);
-	json_u64(f, "ns_max", bench ? a->ns_max : a->ns, true);
-	json_u64(f, "vcpus_measured", a->vcpus, true);
+	json_object_begin(j, key);
+	json_u64(j, "ns", a->ns);
+	json_u64(j, "ns_max", bench ? a->ns_max : a->ns);
+	json_u64(j, "vcpus_measured", a->vcpus);
 	if (bench)
-		json_u64(f, "reads", a->reads, true);
+		json_u64(j, "reads", a->reads);
 	if (a->have_kvm_stats) {
-		json_u64(f, "kvm_exits", a->kvm_exits, true);
-		json_u64(f, "kvm_io_exits", a->kvm_io_exits, true);
+		json_u64(j, "kvm_exits", a->kvm_exits);
+		json_u64(j, "kvm_io_exits", a->kvm_io_exits);
 	} else {
-		fputs(",\"kvm_exits\":null,\"kvm_io_exits\":null", f);
+		json_null(j, "kvm_exits");
+		json_null(j, "kvm_io_exits");
 	}
-	json_u64(f, "userspace_exits", a->c.userspace_exits, true);
+	json_u64(j, "userspace_exits", a->c.userspace_exits);
 
-	fputs(",\"userspace_exits_by_reason\":{", f);
-	first = true;
+	json_object_begin(j, "userspace_exits_by_reason");
 	for (unsigned int i = 0; i < EXIT_REASON_SLOTS; i++) {
 		if (!a->c.by_reason[i])
 			continue;
-		if (reason_names[i])
-			fprintf(f, "%s\"%s\":%llu", first ? "" : ",",
-				reason_names[i],
-				(unsigned long long)a->c.by_reason[i]);
-		else
-			fprintf(f, "%s\"EXIT_%u\":%llu", first ? "" : ",", i,
-				(unsigned long long)a->c.by_reason[i]);
-		first = false;
+		if (!reason_names[i])
+			snprintf(name, sizeof(name), "EXIT_%u", i);
+		json_u64(j, reason_names[i] ? reason_names[i] : name,
+			 a->c.by_reason[i]);
 	}
-	fputc('}', f);
+	json_object_end(j);
 
-	fputs(",\"userspace_exits_by_port\":{", f);
-	first = true;
+	json_object_begin(j, "userspace_exits_by_port");
 	for (unsigned int i = 0; i < a->nr_ports; i++) {
-		fprintf(f, "%s\"0x%x\":%llu", first ? "" : ",",
-			a->ports[i].port,
-			(unsigned long long)a->ports[i].count);
-		first = false;
+		snprintf(name, sizeof(name), "0x%x", a->ports[i].port);
+		json_u64(j, name, a->ports[i].count);
 	}
 	if (a->other_ports)
-		fprintf(f, "%s\"other\":%llu", first ? "" : ",",
-			(unsigned long long)a->other_ports);
-	fputc('}', f);
+		json_u64(j, "other", a->other_ports);
+	json_object_end(j);
 
-	json_u64(f, "reflections", a->c.reflections, true);
-	json_u64(f, "iret_returns", a->c.iret_returns, true);
-	json_u64(f, "exit_returns", a->c.exit_returns, true);
-	json_u64(f, "fallbacks", a->c.fallbacks, true);
-	json_u64(f, "pm_user_reads", a->c.pm_user_reads, true);
-	json_u64(f, "unknown_io", a->c.unknown_io, true);
-	json_u64(f, "unknown_mmio", a->c.unknown_mmio, true);
+	json_u64(j, "reflections", a->c.reflections);
+	json_u64(j, "iret_returns", a->c.iret_returns);
+	json_u64(j, "exit_returns", a->c.exit_returns);
+	json_u64(j, "fallbacks", a->c.fallbacks);
+	json_u64(j, "pm_user_reads", a->c.pm_user_reads);
+	json_u64(j, "unknown_io", a->c.unknown_io);
+	json_u64(j, "unknown_mmio", a->c.unknown_mmio);
 
-	fputs(",\"kvm_stats\":{", f);
+	/* Names come from KVM: the writer escapes them. */
+	json_object_begin(j, "kvm_stats");
 	for (unsigned int i = 0; i < a->nr_kstats; i++)
-		json_u64(f, a->kstat_names[i], a->kstats[i], i > 0);
-	fputs("}}", f);
+		json_u64(j, a->kstat_names[i], a->kstats[i]);
+	json_object_end(j);
+	json_object_end(j);
 }
 
+/* The PVSMM-STATS object; its schema is written down in STATS.md. */
 static char *build_json(struct vm *vm, int exit_code,
 			const struct aggregate *bench,
 			const struct aggregate *total)
 {
 	const struct vmm_options *o = vm->opts;
-	char *buf = NULL;
+	char *buf = NULL, port[8];
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
+	struct json j;
 
 	if (!f)
 		return NULL;
-	fprintf(f, "{\"mode\":\"%s\",\"vcpus\":%u,\"mem_mib\":%llu,"
-		"\"pm_port\":\"0x%x\",\"return\":\"%s\","
-		"\"reads_per_vcpu\":%llu,\"check_reads\":%llu,"
-		"\"exit_code\":%d",
-		mode_name(o->mode), vm->nr_vcpus,
-		(unsigned long long)o->mem_mib, o->pm_port,
-		o->return_policy == RETURN_EXIT ? "exit" : "auto",
-		(unsigned long long)o->reads_per_vcpu,
-		(unsigned long long)o->check_reads, exit_code);
-	if (o->mode == PMTIMER_REFLECT_USER)
-		fprintf(f, ",\"registration\":{\"writes\":%llu,"
-			"\"rejected\":%llu,\"valid\":%s}",
-			(unsigned long long)vm->reg.writes,
-			(unsigned long long)vm->reg.rejected,
-			vm->reg.valid ? "true" : "false");
-	fputs(",\"bench\":", f);
-	json_aggregate(f, bench, true);
-	fputs(",\"total\":", f);
-	json_aggregate(f, total, false);
-	fputc('}', f);
+	json_init(&j, f);
+	json_object_begin(&j, NULL);
+	json_string(&j, "mode", mode_name(o->mode));
+	json_u64(&j, "vcpus", vm->nr_vcpus);
+	json_u64(&j, "mem_mib", o->mem_mib);
+	snprintf(port, sizeof(port), "0x%x", o->pm_port);
+	json_string(&j, "pm_port", port);
+	json_string(&j, "return", o->return_policy == RETURN_EXIT ? "exit" : "auto");
+	json_u64(&j, "reads_per_vcpu", o->reads_per_vcpu);
+	json_u64(&j, "check_reads", o->check_reads);
+	json_int(&j, "exit_code", exit_code);
+	if (o->mode == PMTIMER_REFLECT_USER) {
+		json_object_begin(&j, "registration");
+		json_u64(&j, "writes", vm->reg.writes);
+		json_u64(&j, "rejected", vm->reg.rejected);
+		json_bool(&j, "valid", vm->reg.valid);
+		json_object_end(&j);
+	}
+	json_aggregate(&j, "bench", bench, true);
+	json_aggregate(&j, "total", total, false);
+	json_object_end(&j);
 	fclose(f);
 	return buf;
 }

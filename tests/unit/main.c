@@ -18,6 +18,7 @@ static const struct {
 	{ "time", test_time },
 	{ "vmm", test_vmm },
 	{ "boot", test_boot },
+	{ "stats", test_stats },
 };
 
 static int wanted(const char *name, int argc, char **argv)

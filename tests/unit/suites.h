@@ -6,5 +6,6 @@
 void test_time(void);	/* test_time.c: firmware and VMM tick math */
 void test_vmm(void);	/* test_vmm.c: descriptor, decoder, PM ticks */
 void test_boot(void);	/* test_boot.c: e820, ACPI, boot protocol */
+void test_stats(void);	/* test_stats.c: the JSON writer, PVSMM-STATS */
 
 #endif

@@ -16,7 +16,8 @@ UNIT_SRCS    := $(filter-out tests/unit/test_shim.c tests/unit/fake_kvm.c,\
 			    $(wildcard tests/unit/*.c)) \
 		$(addprefix host/vmm/,pm_ticks.c descriptor.c insn.c e820.c \
 				      acpi.c linux_boot.c pio_table.c io.c \
-				      stats.c kvm_stats.c util.c devices/serial.c)
+				      stats.c kvm_stats.c util.c json.c \
+				      devices/serial.c)
 UNIT_HDRS    := $(wildcard tests/unit/*.h host/vmm/*.h host/vmm/devices/*.h \
 			  include/pvsmm/*.h)
 
