@@ -202,17 +202,15 @@ _Static_assert(sizeof(struct madt_lapic_nmi) == 6, "MADT LAPIC NMI");
 #define KVM_IOAPIC_ID		0	/* KVM's in-kernel IOAPIC resets to 0 */
 
 /*
- * DSDT body, AML: Name (\_S5, Package (4) { 5, 5, 0, 0 }).  Nothing else:
- * the kernel needs no device objects, and \_S5 is what makes it offer
- * ACPI poweroff (SLP_TYP 5, then SLP_EN, in PM1a_CNT).
+ * The DSDT, compiled from dsdt.asl by iasl (-tc: a C array, dsdt_aml_code,
+ * with iasl's own table header first).  Only its AML body is used: the
+ * header is ours, like every other table's.
  */
-static const uint8_t dsdt_aml[] = {
-	0x08, '_', 'S', '5', '_',	/* NameOp "_S5_" */
-	0x12, 0x08, 0x04,		/* PackageOp, PkgLength 8, 4 elements */
-	0x0a, ACPI_S5_SLP_TYP,		/* BytePrefix: SLP_TYPa */
-	0x0a, ACPI_S5_SLP_TYP,		/* BytePrefix: SLP_TYPb */
-	0x00, 0x00,			/* ZeroOp x2: reserved */
-};
+#include "dsdt.hex"
+
+#define AML_HEADER_LEN		36
+#define DSDT_AML		(dsdt_aml_code + AML_HEADER_LEN)
+#define DSDT_AML_LEN		(sizeof(dsdt_aml_code) - AML_HEADER_LEN)
 
 uint8_t acpi_sum(const void *p, size_t len)
 {
@@ -379,7 +377,7 @@ size_t acpi_build(const struct acpi_config *cfg, uint8_t *buf, size_t size,
 	uint64_t rsdp_gpa, xsdt_gpa, fadt_gpa, facs_gpa, dsdt_gpa, madt_gpa;
 	uint32_t madt_len;
 	const size_t xsdt_len = sizeof(struct acpi_header) + 2 * sizeof(uint64_t);
-	const size_t dsdt_len = sizeof(struct acpi_header) + sizeof(dsdt_aml);
+	const size_t dsdt_len = sizeof(struct acpi_header) + DSDT_AML_LEN;
 
 	struct acpi_rsdp *rsdp = take(&a, sizeof(*rsdp), 16, &rsdp_gpa);
 	uint8_t *xsdt = take(&a, xsdt_len, 16, &xsdt_gpa);
@@ -396,7 +394,7 @@ size_t acpi_build(const struct acpi_config *cfg, uint8_t *buf, size_t size,
 	facs->version = 1;
 
 	header((struct acpi_header *)dsdt, "DSDT", (uint32_t)dsdt_len, 2);
-	memcpy(dsdt + sizeof(struct acpi_header), dsdt_aml, sizeof(dsdt_aml));
+	memcpy(dsdt + sizeof(struct acpi_header), DSDT_AML, DSDT_AML_LEN);
 	checksum(dsdt, dsdt_len, &((struct acpi_header *)dsdt)->checksum);
 
 	build_fadt(fadt, cfg, facs_gpa, dsdt_gpa);

@@ -118,6 +118,19 @@ static void test_acpi(void)
 	CHECK(!memcmp(dsdt, "DSDT", 4) && acpi_sum(dsdt, u32_at(dsdt, 4)) == 0,
 	      "DSDT signature and checksum");
 	CHECK(u32_at(fadt, 40) == dsdt_gpa, "DSDT == X_DSDT");
+	/*
+	 * The AML the VMM gave guests before dsdt.asl existed, byte for
+	 * byte: Name (_S5_, Package (4) { 5, 5, 0, 0 }).
+	 */
+	static const uint8_t s5_aml[] = {
+		0x08, '_', 'S', '5', '_', 0x12, 0x08, 0x04,
+		0x0a, ACPI_S5_SLP_TYP, 0x0a, ACPI_S5_SLP_TYP, 0x00, 0x00,
+	};
+	CHECK(u32_at(dsdt, 4) == 36 + sizeof(s5_aml) &&
+	      !memcmp(dsdt + 36, s5_aml, sizeof(s5_aml)),
+	      "DSDT AML unchanged (%u bytes)", u32_at(dsdt, 4));
+	CHECK(!memcmp(dsdt + 10, "PVSMM PVSMMVMM", 14) &&
+	      !memcmp(dsdt + 28, "PVSM", 4), "DSDT header is the VMM's own");
 	uint64_t facs_gpa;
 	memcpy(&facs_gpa, fadt + 132, 8);
 	const uint8_t *facs = buf + (facs_gpa - base);

@@ -11,8 +11,10 @@
 
 UNIT_BUILD   := $(BUILD)/tests
 UNIT_CFLAGS  := $(CFLAGS) -D_GNU_SOURCE -iquote host/vmm \
-		-iquote host/vmm/devices -iquote tests/unit
-UNIT_SRCS    := $(filter-out tests/unit/test_shim.c tests/unit/fake_kvm.c,\
+		-iquote host/vmm/devices -iquote tests/unit \
+		-iquote $(BUILD)/host/vmm	# dsdt.hex, from dsdt.asl
+UNIT_SRCS    := $(filter-out tests/unit/test_shim.c tests/unit/fake_kvm.c \
+			      tests/unit/acpi_dump.c,\
 			    $(wildcard tests/unit/*.c)) \
 		$(addprefix host/vmm/,pm_ticks.c descriptor.c insn.c e820.c \
 				      acpi.c linux_boot.c pio_table.c io.c \
@@ -33,7 +35,7 @@ SHIM_TEST_CFLAGS := $(CFLAGS) -D_GNU_SOURCE -iquote host/qemu-shim \
 
 .PHONY: unit
 
-$(UNIT_BUILD)/unit-tests: $(UNIT_SRCS) $(UNIT_HDRS) firmware
+$(UNIT_BUILD)/unit-tests: $(UNIT_SRCS) $(UNIT_HDRS) firmware host
 	@mkdir -p $(UNIT_BUILD)
 	$(CC) $(UNIT_CFLAGS) -o $@ $(UNIT_SRCS) $(BUILD)/firmware/pm_math.o -pthread
 
@@ -42,5 +44,10 @@ $(UNIT_BUILD)/shim-tests: $(SHIM_TEST_SRCS) $(wildcard host/qemu-shim/*.h) \
 	@mkdir -p $(UNIT_BUILD)
 	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $(SHIM_TEST_SRCS) -pthread
 
-unit: $(UNIT_BUILD)/unit-tests $(UNIT_BUILD)/shim-tests host shim
+# The ACPI tables as files, for `iasl -d` (tests/unit/acpi-check.sh).
+$(UNIT_BUILD)/acpi-dump: tests/unit/acpi_dump.c host/vmm/acpi.c host/vmm/acpi.h host
+	@mkdir -p $(UNIT_BUILD)
+	$(CC) $(UNIT_CFLAGS) -o $@ tests/unit/acpi_dump.c host/vmm/acpi.c
+
+unit: $(UNIT_BUILD)/acpi-dump $(UNIT_BUILD)/unit-tests $(UNIT_BUILD)/shim-tests host shim
 	tests/unit/run.sh $(BUILD)
