@@ -43,7 +43,8 @@ import subprocess
 import sys
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-KVER = "6.1.0-57-amd64"
+KVER = subprocess.run([os.path.join(TOP, "tools", "kver.sh")], check=True,
+                      capture_output=True, text=True).stdout.strip()
 TICK_NS = 1e9 / 3579545
 
 
