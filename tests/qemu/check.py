@@ -43,9 +43,12 @@ import subprocess
 import sys
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.join(TOP, "pylib"))
+from pvsmmlab.checker import Checker  # noqa: E402
+from pvsmmlab.pmtimer import TICK_NS  # noqa: E402
 KVER = subprocess.run([os.path.join(TOP, "tools", "kver.sh")], check=True,
                       capture_output=True, text=True).stdout.strip()
-TICK_NS = 1e9 / 3579545
 
 
 def build(ovmf):
@@ -130,19 +133,6 @@ def parse(run):
         if "CPUID leaf 0x" in line:
             out["leaf"] = True
     return out
-
-
-class Checker:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def check(self, mode, what, cond, detail=""):
-        if cond:
-            self.passed += 1
-        else:
-            self.failed += 1
-            print("FAIL %s: %s %s" % (mode, what, detail))
-        return cond
 
 
 def delta(marks, name):
@@ -269,8 +259,7 @@ def main():
     with open(os.path.join(TOP, "build/qemu/results.json"), "w") as f:
         json.dump({m: {k: v for k, v in r.items() if k != "lines"}
                    for m, r in results.items()}, f, indent=1)
-    print("qemu: %d passed, %d failed" % (c.passed, c.failed))
-    return 1 if c.failed else 0
+    return c.report("qemu")
 
 
 if __name__ == "__main__":

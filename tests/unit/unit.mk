@@ -49,5 +49,10 @@ $(UNIT_BUILD)/acpi-dump: tests/unit/acpi_dump.c host/vmm/acpi.c host/vmm/acpi.h 
 	@mkdir -p $(UNIT_BUILD)
 	$(CC) $(UNIT_CFLAGS) -o $@ tests/unit/acpi_dump.c host/vmm/acpi.c
 
-unit: $(UNIT_BUILD)/acpi-dump $(UNIT_BUILD)/unit-tests $(UNIT_BUILD)/shim-tests host shim
+# The C tick math as a library, for the Python one's test (ctypes).
+$(UNIT_BUILD)/libpmticks.so: host/vmm/pm_ticks.c host/vmm/pm_ticks.h
+	@mkdir -p $(UNIT_BUILD)
+	$(CC) $(CFLAGS) -shared -fPIC -o $@ $<
+
+unit: $(UNIT_BUILD)/libpmticks.so $(UNIT_BUILD)/acpi-dump $(UNIT_BUILD)/unit-tests $(UNIT_BUILD)/shim-tests host shim
 	tests/unit/run.sh $(BUILD)

@@ -32,9 +32,7 @@ import os
 import re
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "lab"))
-import lab  # noqa: E402
+from . import lab
 
 TOP = lab.TOP
 GUESTS = ("amd64", "i386")
@@ -208,7 +206,7 @@ def run_guests(runs, modules="stock", run_timeout=300, log=None):
     and performs every run; fills in each GuestRun.  Returns the lab's
     status (125: the lab itself failed)."""
     options = ["--with-qemu",
-               "--add", os.path.join(HERE, "l1-runs.sh") + ":/pvsmm/l1-runs.sh"]
+               "--add", os.path.join(TOP, "tests", "guest", "l1-runs.sh") + ":/pvsmm/l1-runs.sh"]
     for g in sorted({r.guest for r in runs}):
         for f in ("vmlinuz", "initrd.gz"):
             src = os.path.join(TOP, "build", "guest", g, f)

@@ -3,8 +3,8 @@
 
 One lab boot runs many VMM runs (tests/lab/guest-runs.sh); each run gives
 its exit status, the firmware self-test line and the VMM's PVSMM-STATS
-JSON.  Used by the lab tests (tests/lab/check.py) and the benchmark
-(tools/compare.py), so both read the lab the same way.
+JSON (host/vmm/STATS.md).  Used by the lab tests (tests/lab/check.py)
+and the benchmark (tools/compare.py), so both read the lab the same way.
 """
 import json
 import os
