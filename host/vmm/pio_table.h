@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 struct vcpu;
 
@@ -25,6 +26,15 @@ struct vcpu;
  */
 typedef bool pio_handler_fn(struct vcpu *v, uint16_t port, bool in,
 			    uint8_t *data, uint8_t size, void *ctx);
+
+/* The value of a 1, 2 or 4-byte OUT (x86 is little-endian). */
+static inline uint32_t pio_out_value(const uint8_t *data, uint8_t size)
+{
+	uint32_t v = 0;
+
+	memcpy(&v, data, size < 4 ? size : 4);
+	return v;
+}
 
 struct pio_range {
 	uint16_t first;

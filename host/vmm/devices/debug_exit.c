@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: MIT
-#include <string.h>
-
 #include "debug_exit.h"
 #include "vcpu_dump.h"
 #include "vm_stop.h"
@@ -18,14 +16,11 @@ static void debug_exit_write(struct vcpu *v, uint32_t value)
 static bool debug_exit_pio(struct vcpu *v, uint16_t port, bool in,
 			   uint8_t *data, uint8_t size, void *ctx)
 {
-	uint32_t value = 0;
-
 	(void)port;
 	(void)ctx;
 	if (in)
-		return false;
-	memcpy(&value, data, size);	/* x86 is little-endian */
-	debug_exit_write(v, value);
+		return false;	/* write-only */
+	debug_exit_write(v, pio_out_value(data, size));
 	return true;
 }
 

@@ -6,8 +6,6 @@
  * left out: BEGIN is counted before its snapshot, and END's own exit is
  * taken back out of its snapshot (stats_snapshot_exclude_current_io).
  */
-#include <string.h>
-
 #include "marker.h"
 #include "stats.h"
 
@@ -48,14 +46,11 @@ static void marker_write(struct vcpu *v, uint32_t value, uint8_t size)
 static bool marker_pio(struct vcpu *v, uint16_t port, bool in, uint8_t *data,
 		       uint8_t size, void *ctx)
 {
-	uint32_t value = 0;
-
 	(void)port;
 	(void)ctx;
 	if (in)
-		return false;
-	memcpy(&value, data, size);	/* x86 is little-endian */
-	marker_write(v, value, size);
+		return false;	/* write-only */
+	marker_write(v, pio_out_value(data, size), size);
 	return true;
 }
 
