@@ -35,6 +35,7 @@
 #include "config.h"
 #include "cpuid_leaf.h"
 #include "epoch.h"
+#include "kvm_stats.h"
 #include "log.h"
 #include "pm_serve.h"
 #include "real_libc.h"
@@ -120,8 +121,13 @@ static int on_create_vcpu(int vm_fd, void *arg)
 
 	/* Tracked even without reflection: epoch.c and report.c help there
 	 * too (the PM timer's epoch, and what reaches QEMU). */
-	if (fd >= 0 && vm)
-		registry_add_vcpu(vm, fd, (int)(long)arg);
+	if (fd >= 0 && vm) {
+		struct shim_vcpu *v = registry_add_vcpu(vm, fd, (int)(long)arg);
+
+		/* Now, before its thread can sleep in KVM_RUN (registry.h). */
+		if (v && shim_cfg.marker_port >= 0)
+			kvm_stats_open(&v->stats, fd);
+	}
 	errno = saved;
 	return fd;
 }

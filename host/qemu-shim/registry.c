@@ -36,6 +36,7 @@ struct shim_vcpu *registry_add_vcpu(struct shim_vm *vm, int fd, int id)
 		v->fd = fd;
 		v->id = id;
 		v->vm = vm;
+		v->stats.fd = -1;
 	}
 	pthread_mutex_unlock(&lock);
 	return v;

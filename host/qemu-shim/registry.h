@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <linux/kvm.h>
 
+#include "kvm_stats.h"
+
 #define SHIM_MAX_VMS	4
 #define SHIM_MAX_VCPUS	256
 
@@ -26,6 +28,14 @@ struct shim_vcpu {
 	int id;
 	struct shim_vm *vm;
 	struct kvm_run *run;	/* our own mapping, for KVM_RUN exits */
+	/*
+	 * KVM's binary stats of this vCPU, for the marks (report.c); fd -1
+	 * if none.  Opened when the vCPU is created: KVM_GET_STATS_FD takes
+	 * the vCPU's mutex, which a vCPU thread holds inside KVM_RUN for as
+	 * long as its vCPU sleeps (one never started by SIPI: forever), but
+	 * reading an open stats fd takes no lock.
+	 */
+	struct kvm_stats_reader stats;
 };
 
 /* NULL when the table is full. */

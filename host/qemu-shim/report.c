@@ -65,32 +65,31 @@ struct sums {
 	uint64_t values[KVM_STATS_MAX];
 };
 
+/* Reads the stats fd opened at vCPU creation: never KVM_GET_STATS_FD
+ * here, which would wait for a sleeping vCPU (registry.h). */
 static void add_vcpu(struct shim_vcpu *v, void *opaque)
 {
 	struct sums *s = opaque;
-	struct kvm_stats_reader r;
+	const struct kvm_stats_reader *r = &v->stats;
 	uint64_t values[KVM_STATS_MAX];
 
-	if (!kvm_stats_open(&r, v->fd))
+	if (r->fd < 0 || !kvm_stats_read(r, values))
 		return;
-	if (kvm_stats_read(&r, values)) {
-		for (unsigned int i = 0; i < r.count; i++) {
-			unsigned int j;
+	for (unsigned int i = 0; i < r->count; i++) {
+		unsigned int j;
 
-			for (j = 0; j < s->count; j++)
-				if (!strcmp(s->names[j], r.names[i]))
-					break;
-			if (j == s->count) {
-				if (s->count == KVM_STATS_MAX)
-					continue;
-				memcpy(s->names[j], r.names[i], KVM_STATS_NAME_MAX);
-				s->values[j] = 0;
-				s->count++;
-			}
-			s->values[j] += values[i];
+		for (j = 0; j < s->count; j++)
+			if (!strcmp(s->names[j], r->names[i]))
+				break;
+		if (j == s->count) {
+			if (s->count == KVM_STATS_MAX)
+				continue;
+			memcpy(s->names[j], r->names[i], KVM_STATS_NAME_MAX);
+			s->values[j] = 0;
+			s->count++;
 		}
+		s->values[j] += values[i];
 	}
-	kvm_stats_close(&r);
 }
 
 static void mark(struct shim_vcpu *v, uint32_t value)

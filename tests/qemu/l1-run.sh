@@ -142,12 +142,16 @@ for mode in "$@"; do
 			-serial stdio -monitor none $linux -append "$append" ;;
 	seabios-hotplug)
 		# One vCPU more may come: the ROM registers on vCPU 0, then
-		# vCPU 1 is plugged in (socket 1 of -smp 1,maxcpus=2).
+		# vCPU 1 is plugged in as socket 1 (the topology is spelled
+		# out: QEMU 7.2's q35 would make the second CPU a core).
+		# The new vCPU waits for a SIPI that never comes: its thread
+		# sleeps in KVM_RUN for good (which once hung the shim's marks).
 		echo "=== QEMU-RUN $mode"
 		# shellcheck disable=SC2086
 		monitored 'device_add host-x86_64-cpu,id=hotcpu,socket-id=1,core-id=0,thread-id=0\n' \
 			env $shim qemu-system-x86_64 -enable-kvm $common \
-			-smp 1,maxcpus=2 $linux -append "$append"
+			-smp 1,sockets=2,cores=1,threads=1,maxcpus=2 $linux \
+			-append "$append"
 		echo "=== QEMU-END $mode rc=$rc" ;;
 	seabios-migrate)
 		# shellcheck disable=SC2086

@@ -17,6 +17,7 @@
 #define IO_DATA_OFFSET	1024
 
 int fake_pvsmm_version = PVSMM_ABI_VERSION;
+int fake_stats_fd_requests;
 uint64_t fake_clock_ns;
 
 static struct fake_vcpu vcpus[MAX_FAKE_VCPUS];
@@ -48,6 +49,15 @@ void fake_vcpu_queue_in(struct fake_vcpu *f, uint16_t port, uint8_t size,
 	e->io.size = size;
 	e->io.count = count;
 	e->io.data_offset = IO_DATA_OFFSET;
+}
+
+void fake_vcpu_queue_out(struct fake_vcpu *f, uint16_t port, uint8_t value)
+{
+	struct kvm_run *e = &f->exits[f->nr_exits];
+
+	fake_vcpu_queue_in(f, port, 1, 1);
+	e->io.direction = KVM_EXIT_IO_OUT;
+	f->out_value[f->nr_exits - 1] = value;
 }
 
 static struct fake_vcpu *vcpu_of(int fd)
@@ -98,6 +108,7 @@ static int run(struct fake_vcpu *f)
 		f->run->exit_reason = f->exits[f->runs].exit_reason;
 		f->run->io = f->exits[f->runs].io;
 		memset(data, 0xee, 64);	/* stale bytes the shim must cover */
+		data[0] = f->out_value[f->runs];
 	} else {
 		f->run->exit_reason = KVM_EXIT_HLT;
 	}
@@ -150,6 +161,9 @@ int shim_real_ioctl(int fd, unsigned long req, void *arg)
 		if (!f)
 			break;
 		return run(f);
+	case KVM_GET_STATS_FD:
+		fake_stats_fd_requests++;
+		return fail(ENOTTY);	/* a KVM without binary stats */
 	}
 	return (int)syscall(SYS_ioctl, fd, req, arg);
 }

@@ -25,11 +25,13 @@ struct fake_vcpu {
 	int register_writes;	/* KVM_SET_MSRS that wrote it */
 	/* KVM_RUN: the exits it returns, one per call; then KVM_EXIT_HLT. */
 	struct kvm_run exits[4];
+	uint8_t out_value[4];	/* the byte an OUT exit writes */
 	int nr_exits, runs;
 	uint8_t seen_in[4][8];	/* data the shim left for each IN exit */
 };
 
 extern int fake_pvsmm_version;	/* KVM_CHECK_EXTENSION(PVSMM_REFLECT) */
+extern int fake_stats_fd_requests;	/* KVM_GET_STATS_FD calls */
 extern uint64_t fake_clock_ns;	/* KVM_GET_CLOCK */
 
 /* A vCPU whose fd the fake answers for, created with KVM_CREATE_VCPU. */
@@ -37,5 +39,7 @@ struct fake_vcpu *fake_vcpu_new(int id);
 /* An IN exit for the next KVM_RUN. */
 void fake_vcpu_queue_in(struct fake_vcpu *f, uint16_t port, uint8_t size,
 			uint32_t count);
+/* A 1-byte OUT of value for the next KVM_RUN. */
+void fake_vcpu_queue_out(struct fake_vcpu *f, uint16_t port, uint8_t value);
 
 #endif

@@ -29,7 +29,8 @@ suite() {
 }
 
 suite unit-tests "$build/tests/unit-tests"
-suite shim env PVSMM_PORTS=0x608 PVSMM_EPOCH=0 "$build/tests/shim-tests"
+suite shim env PVSMM_PORTS=0x608 PVSMM_EPOCH=0 PVSMM_MARKER_PORT=0xef8 \
+	"$build/tests/shim-tests"
 suite cmdline sh "$here/cmdline.sh" "$build/host/pvsmm-vmm"
 suite acpi sh "$here/acpi-check.sh" "$build/tests/acpi-dump"
 suite pmtimer-py python3 "$here/test_pmtimer.py" "$build/tests/libpmticks.so"

@@ -9,7 +9,9 @@
  *  - PM timer reads that exit are completed from kvmclock with the one
  *    formula (pm_ticks.c), KVM_RUN re-entered without QEMU seeing them;
  *  - the marker's rate limit.
- * Run with PVSMM_PORTS=0x608 PVSMM_EPOCH=0 in the environment (run.sh).
+ *  - marks read KVM's stats without the vCPU's lock.
+ * Run with PVSMM_PORTS=0x608 PVSMM_EPOCH=0 PVSMM_MARKER_PORT=0xef8 in the
+ * environment (run.sh).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -29,6 +31,7 @@
 
 #define BAD_POINTER	((void *)16)	/* never mapped: page 0 */
 #define PM_PORT		0x608
+#define MARKER_PORT	0xef8
 
 unsigned long test_passed, test_failed;
 
@@ -182,6 +185,30 @@ static void test_wrapper(void)
 	      "then the next exit");
 }
 
+/*
+ * A mark must not ask KVM for a vCPU's stats fd: KVM_GET_STATS_FD waits
+ * for the vCPU's mutex, held by a vCPU sleeping in KVM_RUN -- forever
+ * for one never started, which hung a guest at its second mark.
+ */
+static void test_marks_take_no_vcpu_lock(void)
+{
+	struct fake_vcpu *f = fake_vcpu_new(2);
+	int before, vm = FAKE_VM_FD;
+
+	CHECK(shim_cfg.marker_port == MARKER_PORT, "run with PVSMM_MARKER_PORT");
+	before = fake_stats_fd_requests;
+	CHECK(ioctl(vm, KVM_CREATE_VCPU, 2) == f->fd, "vCPU 2");
+	CHECK(fake_stats_fd_requests == before + 1,
+	      "stats fd asked for once, at creation");
+	before = fake_stats_fd_requests;
+	fake_vcpu_queue_out(f, MARKER_PORT, 1);
+	fake_vcpu_queue_out(f, MARKER_PORT, 2);
+	CHECK(ioctl(f->fd, KVM_RUN, 0) == 0 && ioctl(f->fd, KVM_RUN, 0) == 0 &&
+	      f->runs == 2, "two marks");
+	CHECK(fake_stats_fd_requests == before,
+	      "marks asked KVM_GET_STATS_FD %d times", fake_stats_fd_requests - before);
+}
+
 int main(void)
 {
 	test_rate_limit();
@@ -189,6 +216,7 @@ int main(void)
 	test_reset_decision();
 	test_fill();
 	test_wrapper();
+	test_marks_take_no_vcpu_lock();
 	printf("shim: %lu passed, %lu failed\n", test_passed, test_failed);
 	return test_failed ? 1 : 0;
 }
