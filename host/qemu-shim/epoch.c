@@ -23,12 +23,16 @@
  * does not count) -- before the ROM registers and long before the OS
  * starts kvmclock.
  *
- * Limits: done once per QEMU process; kvmclock then runs at the host's
- * raw clock rate and QEMU's clock at the NTP-disciplined one, so they
- * drift apart at the host's NTP frequency correction (parts per million);
- * a stop/cont or a migration restores kvmclock from QEMU's saved value,
- * which can leave them microseconds apart again.  PVSMM_EPOCH=0 turns
- * this off.
+ * Done once per QEMU process, and not at all in one that received a
+ * running guest (incoming migration, loadvm: epoch_incoming), whose
+ * kvmclock came with it and has been read by it.  kvmclock then runs at
+ * the host's raw clock rate and QEMU's clock at the NTP-disciplined one,
+ * so they drift apart at the host's NTP frequency correction (parts per
+ * million); a stop/cont restores kvmclock from QEMU's saved value.  Both
+ * matter only to QEMU's own PM timer device, which with pvsmm enabled
+ * serves no counter read after the alignment: pm_serve.c serves them
+ * from kvmclock.
+ * PVSMM_EPOCH=0 turns this off.
  */
 #include <pthread.h>
 #include <string.h>
@@ -284,6 +288,17 @@ void epoch_before_run(struct shim_vcpu *v)
 	}
 	memcpy(&value, (const char *)run + run->io.data_offset, sizeof(value));
 	add_sample(v, tl.mono, value & PVSMM_PM_TIMER_MASK);
+}
+
+void epoch_incoming(void)
+{
+	pthread_mutex_lock(&elock);
+	if (shim_cfg.epoch && !ep.done) {
+		ep.done = true;
+		shim_log("incoming guest state: kvmclock is the guest's, "
+			 "not lined up with QEMU's PM timer again");
+	}
+	pthread_mutex_unlock(&elock);
 }
 
 bool epoch_settled(void)

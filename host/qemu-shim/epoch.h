@@ -16,5 +16,12 @@ void epoch_after_run(struct shim_vcpu *v);
  * given up): QEMU's own PM timer reads are no longer needed for it.
  */
 bool epoch_settled(void);
+/*
+ * QEMU loaded a running guest (incoming migration, loadvm): kvmclock is
+ * the guest's own, restored with it, and the guest has been reading it;
+ * stepping it now to QEMU's clock would step the guest's time.  Settles
+ * the epoch as it is.
+ */
+void epoch_incoming(void);
 
 #endif

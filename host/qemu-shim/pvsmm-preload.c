@@ -13,7 +13,7 @@
  *    guest's CPUID to userspace and QEMU does not know the leaf; without
  *    it the guest's firmware would not register.
  *  - KVM_SET_MSRS that loads a whole vCPU at a system reset: also writes 0
- *    to PVSMM_MSR_REGISTER (reset_msr.h says how a reset is told apart
+ *    to PVSMM_MSR_REGISTER (vcpu_load.h says how a reset is told apart
  *    from CPU hotplug and an incoming migration, which keep it).
  *  - KVM_RUN: the epoch of QEMU's PM timer (epoch.c), PM timer reads that
  *    still exit completed from kvmclock (pm_serve.c), counters (report.c).
@@ -41,7 +41,7 @@
 #include "real_libc.h"
 #include "registry.h"
 #include "report.h"
-#include "reset_msr.h"
+#include "vcpu_load.h"
 #include "user_copy.h"
 
 #define KVM_MAX_MSR_ENTRIES	255	/* QEMU's MSR_BUF_SIZE; KVM's own limit is higher */
@@ -194,17 +194,18 @@ static bool copy_msrs(const struct kvm_msrs *arg, struct kvm_msrs **out)
 	return false;
 }
 
-static bool is_system_reset(struct shim_vcpu *v, const struct kvm_msrs *msrs)
+static enum vcpu_load load_kind(struct shim_vcpu *v, const struct kvm_msrs *msrs)
 {
 	struct kvm_regs regs;
 	struct kvm_sregs sregs;
 
 	if (!msrs_load_whole_vcpu(msrs))
-		return false;
+		return VCPU_LOAD_PARTIAL;
 	/* QEMU loaded the registers just before the MSRs: read them back. */
-	return shim_real_ioctl(v->fd, KVM_GET_REGS, &regs) == 0 &&
-	       shim_real_ioctl(v->fd, KVM_GET_SREGS, &sregs) == 0 &&
-	       vcpu_is_reset_bsp(v->id, &regs, &sregs);
+	if (shim_real_ioctl(v->fd, KVM_GET_REGS, &regs) ||
+	    shim_real_ioctl(v->fd, KVM_GET_SREGS, &sregs))
+		return VCPU_LOAD_PARTIAL;
+	return vcpu_load_kind(v->id, &regs, &sregs);
 }
 
 static int on_set_msrs(int fd, void *arg)
@@ -226,14 +227,26 @@ static int on_set_msrs(int fd, void *arg)
 		errno = saved;
 		return r;
 	}
-	if (is_system_reset(v, msrs)) {
+	switch (load_kind(v, msrs)) {
+	case VCPU_LOAD_PARTIAL:
+		break;
+	case VCPU_LOAD_RESET:
 		if (shim_real_ioctl(fd, KVM_SET_MSRS, &reset) != 1)
 			shim_log("vCPU %d: could not reset PVSMM_MSR_REGISTER", v->id);
 		else if (shim_cfg.verbose)
 			shim_log("vCPU %d: system reset, registration dropped", v->id);
-	} else if (msrs_load_whole_vcpu(msrs) && shim_cfg.verbose) {
-		shim_log("vCPU %d: whole-vCPU load (hotplug or incoming migration), "
-			 "registration kept", v->id);
+		break;
+	case VCPU_LOAD_NEW_AP:
+		if (shim_cfg.verbose)
+			shim_log("vCPU %d: whole-vCPU load (hotplug), registration kept",
+				 v->id);
+		break;
+	case VCPU_LOAD_INCOMING:
+		if (shim_cfg.verbose)
+			shim_log("vCPU %d: whole-vCPU load (incoming migration), "
+				 "registration kept", v->id);
+		epoch_incoming();
+		break;
 	}
 	free(msrs);
 	errno = saved;

@@ -5,7 +5,8 @@
  *  - bad pointers: KVM_SET_MSRS / KVM_SET_CPUID2 with NULL or unmapped
  *    arguments fail with EFAULT, as without the shim, and QEMU lives;
  *  - the registration is cleared at a system reset, and kept across CPU
- *    hotplug and an incoming migration (reset_msr.h);
+ *    hotplug and an incoming migration (vcpu_load.h), which also keeps
+ *    kvmclock as the guest had it;
  *  - PM timer reads that exit are completed from kvmclock with the one
  *    formula (pm_ticks.c), KVM_RUN re-entered without QEMU seeing them;
  *  - the marker's rate limit.
@@ -21,13 +22,14 @@
 #include <pvsmm/abi.h>
 
 #include "config.h"
+#include "epoch.h"
 #include "fake_kvm.h"
 #include "pm_serve.h"
 #include "pm_ticks.h"
 #include "rate_limit.h"
-#include "reset_msr.h"
 #include "test.h"
 #include "user_copy.h"
+#include "vcpu_load.h"
 
 #define BAD_POINTER	((void *)16)	/* never mapped: page 0 */
 #define PM_PORT		0x608
@@ -80,11 +82,14 @@ static void test_reset_decision(void)
 	CHECK(!msrs_load_whole_vcpu(&m.hdr), "a partial MSR list");
 	m.e[1].index = MSR_IA32_TSC;
 	CHECK(msrs_load_whole_vcpu(&m.hdr), "a list with MSR_IA32_TSC");
-	CHECK(vcpu_is_reset_bsp(0, &regs, &sregs), "system reset: BSP at reset");
-	CHECK(!vcpu_is_reset_bsp(2, &regs, &sregs), "hotplug: a new AP");
+	CHECK(vcpu_load_kind(0, &regs, &sregs) == VCPU_LOAD_RESET,
+	      "system reset: BSP at reset");
+	CHECK(vcpu_load_kind(2, &regs, &sregs) == VCPU_LOAD_NEW_AP,
+	      "hotplug: a new AP");
 	regs.rip = 0xffffffff81000000ull;
 	sregs.cs = (struct kvm_segment){ .selector = 0x10 };
-	CHECK(!vcpu_is_reset_bsp(0, &regs, &sregs), "migration: BSP running");
+	CHECK(vcpu_load_kind(0, &regs, &sregs) == VCPU_LOAD_INCOMING,
+	      "migration: BSP running");
 }
 
 static void test_fill(void)
@@ -156,8 +161,12 @@ static void test_wrapper(void)
 	CHECK(bsp->registration == (0x9000 | PVSMM_MSR_ENABLE) &&
 	      !ap->register_writes, "hotplug keeps the registration");
 	/* Incoming migration: vCPU 0 loaded with the guest's running state. */
+	shim_cfg.epoch = true;	/* as QEMU runs the shim */
+	CHECK(!epoch_settled(), "kvmclock not lined up yet");
 	CHECK(load_whole_vcpu(bsp) == 2, "migration load");
 	CHECK(bsp->register_writes == 0, "migration keeps the registration");
+	CHECK(epoch_settled(), "and kvmclock as the guest had it");
+	shim_cfg.epoch = false;
 	/* System reset: vCPU 0 back at the reset vector. */
 	set_reset_state(bsp);
 	CHECK(load_whole_vcpu(bsp) == 2, "reset load");
