@@ -20,8 +20,9 @@ import os
 import sys
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-sys.path.insert(0, os.path.join(TOP, "tests", "lab"))
-import lab  # noqa: E402
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.join(TOP, "pylib"))
+from pvsmmlab import lab  # noqa: E402
 
 STOCK_MODES = ["user", "reflect-user"]
 PATCHED_MODES = ["user", "kernel-emu", "reflect-user", "reflect"]

@@ -21,7 +21,8 @@
 
 #include <pvsmm/abi.h>
 
-#include "shim.h"
+#include "config.h"
+#include "log.h"
 
 struct shim_config shim_cfg = { .marker_port = -1, .epoch = true, .reflect = true };
 
@@ -102,4 +103,9 @@ void config_load(void)
 bad:
 	shim_log("PVSMM_PORTS='%s' is not FIRST[+COUNT] with 1..%d ports: not enabling pvsmm",
 		 s, PVSMM_MAX_PORTS);
+}
+
+bool port_is_reflected(uint16_t port)
+{
+	return (uint16_t)(port - shim_cfg.first_port) < shim_cfg.nr_ports;
 }

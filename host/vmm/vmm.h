@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pvsmm-vmm: shared types.  One struct vm per process, one struct vcpu per
+ * vCPU thread.  Everything a vCPU thread writes lives in its own struct
+ * vcpu, so the hot path takes no locks; the report reads it after join.
+ */
+#ifndef PVSMM_VMM_H
+#define PVSMM_VMM_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/kvm.h>
+
+#include "pvsmm/abi.h"
+#include "pvsmm/layout.h"
+#include "kvm_stats.h"
+#include "pio_table.h"
+#include "util.h"
+
+#define VMM_MAX_VCPUS		16
+#define VMM_MAX_MEM_MIB		3072	/* stays below the 32-bit hole */
+#define VMM_MIN_MEM_MIB		2
+
+enum pmtimer_mode {
+	PMTIMER_USER,		/* every read exits to our userspace device */
+	PMTIMER_REFLECT_USER,	/* this VMM reflects reads into the guest */
+	PMTIMER_KERNEL_EMU,	/* patched KVM serves reads in the kernel */
+	PMTIMER_REFLECT,	/* patched KVM reflects reads */
+};
+
+enum return_policy {
+	RETURN_AUTO,		/* fast iretq path whenever possible */
+	RETURN_EXIT,		/* always the generic return (testing) */
+};
+
+struct vmm_options {
+	const char *firmware_path;
+	unsigned int nr_vcpus;
+	uint64_t mem_mib;
+	enum pmtimer_mode mode;
+	uint16_t pm_port;
+	uint64_t reads_per_vcpu;
+	uint64_t check_reads;
+	enum return_policy return_policy;
+	const char *stats_path;
+	const char *kernel_path;	/* --kernel: boot Linux, no self-test */
+	const char *initrd_path;
+	const char *cmdline;
+};
+
+/* Exit counters kept per vCPU by the VMM itself. */
+#define EXIT_REASON_SLOTS	64	/* KVM_EXIT_* numbers below this */
+#define MAX_TRACKED_PORTS	64	/* a booting kernel touches many */
+
+struct port_count {
+	uint16_t port;
+	uint64_t count;
+};
+
+struct exit_counters {
+	uint64_t userspace_exits;
+	uint64_t by_reason[EXIT_REASON_SLOTS];
+	struct port_count ports[MAX_TRACKED_PORTS];
+	unsigned int nr_ports;
+	uint64_t other_ports;		/* I/O exits beyond the tracked ports */
+	uint64_t reflections;
+	uint64_t iret_returns;
+	uint64_t exit_returns;
+	uint64_t fallbacks;
+	uint64_t pm_user_reads;		/* reads served by the userspace device */
+	uint64_t unknown_io;
+	uint64_t unknown_mmio;
+};
+
+/* State kept by the VMM (never in guest memory) for a generic return. */
+struct generic_reflection {
+	bool active;
+	struct kvm_regs regs;		/* interrupted state, RIP at the IN */
+	struct kvm_sregs sregs;
+	uint64_t next_rip;		/* RIP after the IN */
+	uint8_t size;			/* access size */
+	uint64_t save_area_gpa;
+};
+
+/* A point in a vCPU's life: clock plus all counters. */
+struct vcpu_snapshot {
+	bool taken;
+	uint64_t ns;
+	struct exit_counters counters;
+	uint64_t kvm_stats[KVM_STATS_MAX];
+};
+
+struct vm;
+struct pm1;
+
+struct vcpu {
+	struct vm *vm;
+	unsigned int index;
+	int fd;
+	struct kvm_run *run;
+	pthread_t thread;
+	atomic_bool thread_started;
+
+	struct exit_counters counters;
+	struct kvm_stats_reader stats;
+
+	struct vcpu_snapshot bench_begin;
+	struct vcpu_snapshot bench_end;
+	struct vcpu_snapshot start;
+	struct vcpu_snapshot finish;
+
+	struct generic_reflection generic;
+	uint64_t reflection_seq;	/* reflections on this vCPU so far */
+};
+
+/* The VM-wide registration (PVSMM_MSR_REGISTER), owned by registration.c. */
+struct registration {
+	pthread_mutex_t lock;
+	uint64_t msr_value;		/* last value written (read back) */
+	bool valid;			/* desc is a validated copy */
+	struct pvsmm_descriptor desc;
+	uint64_t writes;
+	uint64_t rejected;
+};
+
+struct vm {
+	const struct vmm_options *opts;
+	int kvm_fd;
+	int vm_fd;
+	int vcpu_mmap_size;
+
+	uint8_t *ram;
+	uint64_t ram_size;
+	uint8_t *rom;
+
+	struct kvm_cpuid2 *supported_cpuid;
+	struct vcpu vcpus[VMM_MAX_VCPUS];
+	unsigned int nr_vcpus;
+
+	struct registration reg;
+	struct pio_table pio;		/* the port map: who owns which port */
+	struct pm1 *pm1;		/* PM1 registers, carry interrupt */
+	bool has_stats_fd;
+
+	atomic_bool stopping;
+	atomic_bool dump_on_stop;	/* a signal stopped us: say where */
+	atomic_int exit_code;		/* -1 until someone stops the VM */
+	uint64_t start_ns;
+	uint64_t end_ns;
+};
+
+#endif /* PVSMM_VMM_H */
