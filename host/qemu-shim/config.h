@@ -10,7 +10,7 @@ struct shim_config {
 	uint16_t first_port;	/* PVSMM_PORTS=FIRST[+COUNT] */
 	uint16_t nr_ports;
 	uint16_t return_port;	/* PVSMM_RETURN_PORT */
-	uint32_t cap_flags;	/* PVSMM_FORCE_EXIT=1 */
+	uint32_t cap_flags;	/* PVSMM_WINDOW=1 */
 	bool reflect;		/* PVSMM_REFLECT (default on) */
 	bool epoch;		/* PVSMM_EPOCH (default on) */
 	int marker_port;	/* PVSMM_MARKER_PORT, -1 = none */

@@ -78,8 +78,8 @@ struct kvm_cpuid2 *cpuid_with_pvsmm_leaf(const struct kvm_cpuid2 *in)
 	leaf->function = fn;
 	leaf->eax = PVSMM_CPUID_SIGNATURE;
 	leaf->ebx = PVSMM_FEATURE_REGISTER;
-	if (!(shim_cfg.cap_flags & PVSMM_CAP_FORCE_EXIT_RETURN))
-		leaf->ebx |= PVSMM_FEATURE_IRET_RETURN;
+	if (shim_cfg.cap_flags & PVSMM_CAP_WINDOW)
+		leaf->ebx |= PVSMM_FEATURE_WINDOW;
 	leaf->ecx = PVSMM_MSR_REGISTER;
 	leaf->edx = PVSMM_ABI_VERSION;
 

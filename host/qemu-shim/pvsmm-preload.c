@@ -56,8 +56,8 @@ __attribute__((constructor)) static void shim_init(void)
 			 shim_cfg.nr_ports > 1 ?
 				shim_cfg.first_port + shim_cfg.nr_ports - 1 : 0,
 			 shim_cfg.return_port,
-			 shim_cfg.cap_flags & PVSMM_CAP_FORCE_EXIT_RETURN ?
-				", generic return path only" : "");
+			 shim_cfg.cap_flags & PVSMM_CAP_WINDOW ?
+				", window path allowed" : "");
 }
 
 static void enable_reflection(struct shim_vm *vm)
