@@ -47,6 +47,22 @@ def parse_selftest(line):
     return fields
 
 
+LAB_QEMU = os.path.join(TOP, "build/qemu-lab/qemu-system-x86_64")
+
+
+def use_lab_qemu():
+    """Boot L1 on the lab's own QEMU (`make qemu-lab`) when it is built:
+    Debian's QEMU 7.2 sets the Accessed bit in PAE PDPTEs and aborts on a
+    busy TSS in TR (tests/lab/qemu/), so 32-bit guests need it.  Returns
+    whether it is used; PVSMM_LAB_QEMU set by the caller wins."""
+    if os.environ.get("PVSMM_LAB_QEMU"):
+        return True
+    if os.access(LAB_QEMU, os.X_OK):
+        os.environ["PVSMM_LAB_QEMU"] = LAB_QEMU
+        return True
+    return False
+
+
 def boot(inner, modules="stock", icount=True, timeout=1200, log=None,
          options=()):
     """Boots the lab once, runs the shell command `inner` in L1 and returns
