@@ -95,7 +95,7 @@ check: abi-check unit firmware-check kvm-checkpatch kvm-fuzz lab-check kvm-lab-c
 
 stress: kvm-stress
 
-demo: all kvm-modules | deps-lab
+demo: all kvm-modules qemu-lab | deps-lab
 	tools/compare.py
 
 clean:
