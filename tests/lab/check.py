@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: MIT
 """Lab tests: the firmware self-test under pvsmm-vmm in the nested KVM lab.
 
-One deterministic (icount) boot of the lab per module kind.  Every run must
+One deterministic (icount) boot of the lab per module kind, on kvm-amd
+(--cpu amd, QEMU) or kvm-intel (--cpu intel, Bochs).  The boot first
+checks the lab's own CPU: nmi-blocking-test (tests/lab/) must pass, or
+NMI blocking leaking between VMCSs would make reflections fall back.  Every run must
 pass the guest's own checks (values within one tick of kvmclock, monotonic
 modulo 2^24), and the exit accounting must be exact: in `user` mode every
 PM timer read is one userspace exit; in `reflect-user` mode the handler ran
@@ -117,7 +120,15 @@ def main():
     ap.add_argument("--reads", type=int, default=None,
                     help="bench reads per run, split over its vCPUs "
                          "(default 20000 stock, 100000 patched)")
+    ap.add_argument("--cpu", default="amd", choices=["amd", "intel"],
+                    help="L1's CPU: amd (QEMU, kvm-amd) or intel (Bochs, kvm-intel)")
+    ap.add_argument("--kvm-param", action="append", default=[], metavar="P=V",
+                    help="a kvm-amd/kvm-intel parameter (repeatable), e.g. ept=0")
+    ap.add_argument("--timeout", type=int, default=1200,
+                    help="wall-clock limit of the lab boot in seconds")
     args = ap.parse_args()
+    if args.reads is not None and args.reads < 400:
+        ap.error("--reads must be at least 400 (4 vCPUs x 100)")
     n = args.reads or (100000 if args.modules == "patched" else 20000)
     k = max(1, n // 100)
     modes = ["user", "reflect-user"]
@@ -135,16 +146,36 @@ def main():
                         ["--return=exit"]))
     runs.append(lab.Run("%s-exit-4" % reflect, reflect, 4, n // 40, k // 40,
                         ["--return=exit"]))
-    rc, _ = lab.run_lab(runs, modules=args.modules, icount=True)
+    nmi_test = os.path.join(lab.TOP, "build/lab/nmi-blocking-test")
+    if not os.access(nmi_test, os.X_OK):
+        print("check: %s missing: run 'make lab-tools'" % nmi_test)
+        return 2
+    others = {}
+    rc, _ = lab.run_lab(runs, modules=args.modules, icount=True,
+                        timeout=args.timeout, cpu=args.cpu,
+                        kvm_params=args.kvm_param,
+                        options=["--add", nmi_test + ":/pvsmm/nmi-blocking-test"],
+                        prologue=lab.framed("nmi-blocking", "nmi-blocking-test"),
+                        others=others)
     c = Checker()
+    what = "lab %s%s" % (args.cpu, "".join(" " + p for p in args.kvm_param))
     if rc == 125:
         c.failed += 1
         print("FAIL the lab itself failed (see build/lab/last-console.log)")
+    nmi = others.get("nmi-blocking", {"rc": None, "output": []})
+    if nmi["rc"] == 0:
+        c.passed += 1
+        print("ok   %s: the CPU keeps NMI blocking per VMCS (nmi-blocking-test)" % what)
+    else:
+        c.failed += 1
+        print("FAIL %s: nmi-blocking-test rc=%s" % (what, nmi["rc"]))
+        print("\n".join("    " + l for l in nmi["output"]))
     for run in runs:
         failed_before = c.failed
         check_run(c, run)
         if c.failed == failed_before:
             print("ok   %s" % run.describe())
+    print("(%s, %s modules)" % (what, args.modules))
     print("lab: %d passed, %d failed" % (c.passed, c.failed))
     return 1 if c.failed else 0
 

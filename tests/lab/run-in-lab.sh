@@ -30,7 +30,8 @@
 #   --mem MIB         L1 memory (default 2048, --cpu intel 1024)
 #   --timeout SEC     wall-clock limit for the whole boot (default 600,
 #                     --cpu intel 1800)
-#   --log FILE        full console log (default build/lab/last-console.log)
+#   --log FILE        full console log (default build/lab/last-console.log;
+#                     --cpu intel: Bochs's log in FILE.bochs)
 #   --add SRC:DEST    extra file copied into the initramfs at DEST
 #   --add-binary SRC:DEST  a dynamic executable at DEST, with the shared
 #                     libraries ldd names for it at their own paths
@@ -305,6 +306,9 @@ BOCHSRC
 	emu_rc=$?
 	: >"$console"
 	[ -e "$work/serial.out" ] && tr -d '\r' <"$work/serial.out" >"$console"
+	# Bochs's own log (errors, e.g. a failed VMX check) beside the console.
+	mkdir -p "$(dirname "$log")"
+	cp "$work/bochs.log" "$log.bochs" 2>/dev/null || :
 	emu=bochs
 fi
 set -e
@@ -320,7 +324,6 @@ rc=$(sed -n 's/^===LAB-END rc=\([0-9]*\)===$/\1/p' "$console")
 if [ -z "$rc" ]; then
 	{ grep -v '^qemu-system-x86_64: warning: TCG' "$console" || true; } | tail -n 30 >&2
 	if [ "$emu" = bochs ]; then
-		cp "$work/bochs.log" "$log.bochs.log" 2>/dev/null || true
 		tail -n 5 "$work/bochs.out" >&2
 		grep -E '^[0-9]+[pe]\[' "$work/bochs.log" 2>/dev/null | tail -n 10 >&2
 	fi

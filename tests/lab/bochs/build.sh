@@ -148,7 +148,7 @@ fi
 # serial port) and no more.  No SMP: L1 has one CPU, as in the QEMU lab.
 if [ ! -e "$out/src/Makefile" ]; then
 	echo "  CONFIG  bochs (VMX, x86-64, no GUI)"
-	(cd "$out/src" && ./configure --with-nogui --disable-plugins \
+	(cd "$out/src" && CFLAGS=-O2 CXXFLAGS=-O2 ./configure --with-nogui --disable-plugins \
 		--disable-debugger --disable-docbook --disable-readline \
 		--enable-x86-64 --enable-cpu-level=6 --enable-vmx=2 \
 		--enable-avx --enable-evex --enable-protection-keys --enable-cet \
