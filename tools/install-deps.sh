@@ -8,6 +8,8 @@
 # The real-Linux guests (tests/guest) add gcc-multilib (gtod-bench built
 # with -m32), gnuplot-nox (results/guest.png) and the i386 architecture:
 # their i386 kernel and busybox are fetched with `apt-get download`.
+# The Intel lab (tests/lab/intel.mk) adds g++ (it builds its own Bochs),
+# Bochs's BIOS and VGA BIOS, and grub-mkrescue for L1's boot CD.
 set -eu
 
 packages="gcc make libc6-dev python3 qemu-system-x86 nasm busybox-static cpio
@@ -15,7 +17,8 @@ packages="gcc make libc6-dev python3 qemu-system-x86 nasm busybox-static cpio
 	gcc-multilib gnuplot-nox
 	dkms gnu-efi ovmf
 	dpkg-dev meson ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev
-	clang libclang-rt-14-dev"
+	clang libclang-rt-14-dev
+	g++ bochsbios vgabios grub-pc-bin grub-common xorriso"
 
 missing=""
 for p in $packages; do

@@ -21,9 +21,11 @@
 #                     ept=0, unrestricted_guest=0 (repeatable)
 #   --icount          deterministic time: -icount shift=0,sleep=off, so one
 #                     L1 nanosecond is one guest instruction.  Under Bochs
-#                     time is always instruction-driven (clock sync=none,
-#                     1e9 instructions per emulated second): one L1
-#                     nanosecond is one instruction with or without it
+#                     time is always instruction-driven (clock sync=none),
+#                     with or without it: the TSC counts instructions and
+#                     the model's TSC runs at 3.5 GHz, so the timers run at
+#                     3.5e9 instructions per emulated second too and one
+#                     L1 nanosecond is 3.5 instructions
 #   --modules KIND    stock (Debian's kvm modules) or patched (build/kvm/patched)
 #   --smp N           L1 vCPUs (default 1: with --icount, L1 with 2 vCPUs
 #                     was seen to hang at boot; --cpu intel: 1 only)
@@ -271,9 +273,12 @@ menuentry l1 {
 GRUB
 	grub-mkrescue -o "$work/l1.iso" "$work/iso" >"$work/grub-mkrescue.log" 2>&1 ||
 		{ cat "$work/grub-mkrescue.log" >&2; die "grub-mkrescue failed"; }
-	# Instruction-driven time: 1e9 instructions are one emulated second,
-	# whatever the host's speed (clock sync=none).  reset_on_triple_fault=0:
-	# a triple fault in L1 stops Bochs instead of rebooting it.
+	# Instruction-driven time, whatever the host's speed (clock sync=none).
+	# Bochs's TSC counts instructions and Linux takes the Skylake-X's TSC
+	# as 3.5 GHz (from CPUID, uncalibrated); ips makes the PIT, HPET, ACPI
+	# timer and CMOS (and so the LAPIC timer calibrated on them) run at the
+	# same 3.5e9 instructions per second.  reset_on_triple_fault=0: a
+	# triple fault in L1 stops Bochs instead of rebooting it.
 	display="nogui" dbg=()
 	bochs_help=$("$bochs" --help 2>&1)
 	if [[ $bochs_help == *"-rc filename"* ]]; then
@@ -285,7 +290,7 @@ GRUB
 		display='rfb, options="timeout=0"'
 	fi
 	cat >"$work/bochsrc" <<BOCHSRC
-cpu: model=corei7_skylake_x, count=1, ips=1000000000, reset_on_triple_fault=0
+cpu: model=corei7_skylake_x, count=1, ips=3500000000, reset_on_triple_fault=0
 memory: guest=$mem, host=$mem
 romimage: file=/usr/share/bochs/BIOS-bochs-latest
 vgaromimage: file=/usr/share/vgabios/vgabios.bin

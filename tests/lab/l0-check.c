@@ -1,17 +1,32 @@
 // SPDX-License-Identifier: MIT
 /*
- * Does "blocking by NMI" stay with the vCPU it was set on?  A check of the
- * lab's L0 (the emulated CPU), run in L1 on stock or patched KVM.
+ * Checks of the lab's L0, the emulated CPU that L1's KVM runs on, in the
+ * two places where emulators were seen to get VMX wrong.  Runs in L1 on
+ * stock or patched KVM (any vendor); every lab boot of tests/lab/check.py
+ * runs it first, so a faulty L0 fails by name.
+ *
+ * I. An L2 spinning with interrupts off ("cli; jmp $") must still exit on
+ *    L1's own interrupts: with "external-interrupt exiting" (VMX) or the
+ *    INTR intercept (SVM), the guest's EFLAGS.IF does not matter.  A
+ *    SIGALRM 0.1 s later must end KVM_RUN with EINTR; the check gives it
+ *    10 s of L1 time (an alarm that never comes would hang L1: L0 would
+ *    never deliver L1's timer either, so the last resort is the lab's
+ *    wall-clock timeout).  Bochs 2.7 and 3.0 fail: VM entry computes the
+ *    interrupt mask from the guest's IF before it marks the CPU as in VMX
+ *    non-root operation (tests/lab/bochs/0002-*.patch).
+ *
+ * II. Does "blocking by NMI" stay with the vCPU it was set on?
  *
  * On VM entry a VMX CPU takes virtual-NMI blocking from bit 3 of the
  * guest's interruptibility state in the VMCS being entered, and on VM
- * exit it stores it back there (SDM vol. 3C, 27.3.2.5 and 28.3.4: with
- * "virtual NMIs" set, virtual-NMI blocking after VM entry is exactly that
- * bit).  SVM keeps it in the VMCB (int_state) in the same way.  KVM sets
- * and clears the bit with KVM_SET_VCPU_EVENTS (nmi.masked), and a vCPU
- * that KVM has not been told is unmasked reads it back from the VMCS at
- * every exit (vmx_recover_nmi_blocking), so KVM_GET_VCPU_EVENTS shows
- * what the CPU stored.
+ * exit it stores it back there (SDM vol. 3C, "Loading Guest State" and
+ * "Saving Non-Register State": with "virtual NMIs" set, virtual-NMI
+ * blocking after VM entry is exactly that bit).  SVM keeps it in the VMCB
+ * (int_state) in the same way.  KVM sets and clears the bit with
+ * KVM_SET_VCPU_EVENTS (nmi.masked), and a vCPU that KVM has not been told
+ * is unmasked reads it back from the VMCS at every exit
+ * (vmx_recover_nmi_blocking), so KVM_GET_VCPU_EVENTS shows what the CPU
+ * stored.
  *
  *   1. VM A: nmi.masked = 1, run to an OUT: masked reads back 1 (the
  *      channel works: the CPU kept the blocking across entry and exit);
@@ -31,7 +46,9 @@
  * VMenterLoadCheckGuestState), so blocking set for one VMCS leaks into
  * every later VMCS until some guest executes IRET.  Fixed upstream in
  * Bochs 3.0 (commit bd51ec5f8, SF #1456); the lab builds that
- * (tests/lab/bochs/).  Exit status: 0 when every check passed.
+ * (tests/lab/bochs/).
+ *
+ * Exit status: 0 when every check passed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +60,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/time.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/kvm.h>
 
@@ -77,6 +97,9 @@ struct vm {
 	struct kvm_run *run;
 	uint8_t *ram;
 };
+
+/* cli; jmp $: spins with interrupts off, never exits by itself. */
+static const uint8_t spin_code[] = { 0xfa, 0xeb, 0xfe };
 
 /* out PORT, al; jmp back to it: each KVM_RUN ends at one OUT. */
 static const uint8_t plain_code[] = { 0xe6, PORT, 0xeb, 0xfc };
@@ -179,6 +202,41 @@ static void set_nmi_masked(struct vm *vm, int masked)
 		die("KVM_SET_VCPU_EVENTS");
 }
 
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+static double seconds(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* I: L1's interrupts end an L2 spin with IF=0. */
+static void check_spin(void)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval it = { .it_value = { .tv_usec = 100000 } };
+	struct vm vm;
+	double t0, dt;
+	int rc, err;
+
+	vm_create(&vm, spin_code, sizeof(spin_code));
+	if (sigaction(SIGALRM, &sa, NULL) < 0 || setitimer(ITIMER_REAL, &it, NULL) < 0)
+		die("SIGALRM");
+	t0 = seconds();
+	rc = ioctl(vm.vcpu, KVM_RUN, 0);
+	err = errno;
+	dt = seconds() - t0;
+	check(rc < 0 && err == EINTR && dt < 10,
+	      "L2 spinning with IF=0: a signal 0.1 s later ends KVM_RUN (rc %d, %s, after %.3f s)",
+	      rc, rc < 0 ? strerror(err) : "no error", dt);
+	vm_destroy(&vm);
+}
+
 /* A new VM running `code` to its first OUT: its NMI mask, or -1. */
 static int fresh_vm_mask(const uint8_t *code, size_t len, const char *who)
 {
@@ -200,6 +258,8 @@ int main(void)
 	kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (kvm_fd < 0)
 		die("open /dev/kvm");
+
+	check_spin();
 
 	vm_create(&a, plain_code, sizeof(plain_code));
 	check(nmi_masked(&a) == 0, "VM A: a new vCPU is not NMI-masked");
@@ -236,7 +296,7 @@ int main(void)
 	m = fresh_vm_mask(plain_code, sizeof(plain_code), "VM E");
 	check(m == 0, "VM E (new, never masked): no NMI blocking (%d)", m);
 	vm_destroy(&a);
-	printf("nmi-blocking-test: %s (%d failure%s)\n",
+	printf("l0-check: %s (%d failure%s)\n",
 	       failures ? "FAIL" : "PASS", failures, failures == 1 ? "" : "s");
 	return failures ? 1 : 0;
 }
