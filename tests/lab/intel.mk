@@ -12,7 +12,7 @@
 #   make check-intel-full  the full suites on kvm-intel, then the API test
 #                          and the self-test modes with kvm-intel ept=0 and
 #                          unrestricted_guest=0, the robustness suites with
-#                          ept=0 (~40 min)
+#                          ept=0, Linux boots with ept=1 and ept=0 (~60 min)
 #   make intel-probe       build/intel-probe/: the real-Intel-host probe
 #
 # Every Bochs run is niced; run one lab at a time on a 2-core machine.
@@ -32,10 +32,11 @@ INTEL := --cpu intel
 # The subset: registration and every self-test mode at 1 and 4 vCPUs
 # (check.py, 20,000 reads a run), the API test and the patched modes at
 # 1 vCPU (lab-check.sh), the same with ept=0 and with unrestricted_guest=0
-# (5,000 reads), and every kvm-robust-test group, smaller.
+# (5,000 reads), every kvm-robust-test group, smaller, and Debian's kernel
+# booted through pvsmm-vmm --kernel (guest-boot.sh, kvm-clock).
 INTEL_ROBUST := fuzz 2000; faults; events 300; migrate; smp 4000
 
-intel-check: all kvm-modules bochs-lab lab-tools
+intel-check: all kvm-modules bochs-lab lab-tools guest-images
 	tests/lab/check.py $(INTEL) --modules patched --reads 20000
 	host/kvm/tests/lab-check.sh $(INTEL) --icount --log $(BUILD)/lab/intel-api.log
 	host/kvm/tests/lab-check.sh $(INTEL) --kvm-param ept=0 --reads 5000 \
@@ -43,9 +44,10 @@ intel-check: all kvm-modules bochs-lab lab-tools
 	host/kvm/tests/lab-check.sh $(INTEL) --kvm-param unrestricted_guest=0 --reads 5000 \
 		--log $(BUILD)/lab/intel-api-ug0.log
 	host/kvm/tests/robust-check.sh $(INTEL) --groups "$(INTEL_ROBUST)" \
-		--timeout 1200 --log $(BUILD)/lab/intel-robust.log
+		--timeout 1500 --log $(BUILD)/lab/intel-robust.log
+	tests/lab/guest-boot.sh $(INTEL) --modes user --log $(BUILD)/lab/intel-guest.log
 
-check-intel-full: all kvm-modules bochs-lab lab-tools
+check-intel-full: all kvm-modules bochs-lab lab-tools guest-images
 	tests/lab/check.py $(INTEL) --modules stock --timeout 2400
 	tests/lab/check.py $(INTEL) --modules patched --timeout 2400
 	host/kvm/tests/lab-check.sh $(INTEL) --icount --log $(BUILD)/lab/intel-api.log
@@ -56,6 +58,10 @@ check-intel-full: all kvm-modules bochs-lab lab-tools
 	host/kvm/tests/robust-check.sh $(INTEL) --timeout 2400 --log $(BUILD)/lab/intel-robust.log
 	host/kvm/tests/robust-check.sh $(INTEL) --kvm-param ept=0 --timeout 2400 \
 		--log $(BUILD)/lab/intel-robust-ept0.log
+	tests/lab/guest-boot.sh $(INTEL) --modules patched --modes "user reflect" \
+		--log $(BUILD)/lab/intel-guest.log
+	tests/lab/guest-boot.sh $(INTEL) --kvm-param ept=0 --modes user \
+		--log $(BUILD)/lab/intel-guest-ept0.log
 
 # For the real Intel host where `pvsmm-vmm --kernel` hangs in the guest's
 # decompressor: everything tools/intel-host-probe/probe.sh needs, static,
