@@ -5,6 +5,8 @@
 #   make            firmware image and VMM (build/)
 #   make demo       the exit/cost comparison in the nested KVM lab
 #   make check      every test: unit, ABI mirror, command line, lab
+#                   (kvm-amd under QEMU, and a subset on kvm-intel under
+#                   Bochs: tests/lab/intel.mk; all of it: check-intel-full)
 #   make guest-demo Linux guests on acpi_pm: pvsmm modes vs stock QEMU
 #   make stress     the long variants of the KVM robustness tests
 #   make deps       the Debian packages everything needs (run as root);
@@ -62,14 +64,14 @@ include tests/unit/unit.mk
 firmware-check: firmware | deps-lab
 	firmware/qemu-smoke.sh
 
-lab-check: all | deps-lab
+lab-check: all lab-tools | deps-lab
 	tests/lab/check.py --modules stock
 
 # The patched KVM (host/kvm): its series must stay checkpatch-clean, its
 # API test and the self-test in every in-kernel mode must pass.
 include host/kvm/kvm.mk
 
-lab-check-patched: all kvm-modules | deps-lab
+lab-check-patched: all kvm-modules lab-tools | deps-lab
 	tests/lab/check.py --modules patched
 
 # Real Linux guests (tests/guest): Debian's kernel booted with
@@ -89,9 +91,11 @@ guest-demo: all kvm-modules | deps-lab guest-images optionrom shim | deps-lab
 # pvsmm with stock QEMU (option ROM, shim) and installing it (DKMS).
 include tests/qemu/qemu.mk
 include host/kvm/dkms/dkms.mk
+# The Intel lab: kvm-intel under Bochs (intel-check, check-intel-full).
+include tests/lab/intel.mk
 
 check: abi-check unit firmware-check kvm-checkpatch kvm-fuzz lab-check kvm-lab-check kvm-robust \
-	lab-check-patched guest-check qemu-check dkms-check
+	lab-check-patched guest-check qemu-check dkms-check intel-check
 
 stress: kvm-stress
 

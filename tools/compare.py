@@ -16,10 +16,19 @@ only); `reflect-user` (our VMM performs the reflection, on stock KVM).  At
 1 and 4 vCPUs.  The patched modes need `make kvm-modules`.  The lab's L0
 is the QEMU of `make qemu-lab` when it is built: Debian's QEMU 7.2 writes
 the Accessed bit into PAE PDPTEs (tests/lab/qemu/).
+
+With --cpu intel the lab is kvm-intel under Bochs (tests/lab/run-in-lab.sh):
+Bochs's time is instruction-driven too, its TSC counts instructions, and
+L1 takes that TSC to run at the Skylake-X model's 3.5 GHz, so a cost in L1
+nanoseconds times L1's TSC rate (read from its kernel log) is instructions.
+Both are lab proxies, not hardware time; the two labs' figures compare
+within a table, not across (different CPUs, KVM paths and emulators).
+
 """
 import argparse
 import json
 import os
+import re
 import sys
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
@@ -46,7 +55,7 @@ def path_of(run):
     return "window" if "--window" in run.options else "private"
 
 
-def row_of(run):
+def row_of(run, instr_per_ns=1.0):
     bench = run.stats["bench"]
     reads = bench.get("reads") or 0
     kvm_stats = bench.get("kvm_stats", {})
@@ -60,7 +69,7 @@ def row_of(run):
         "guest_mode": run.guest_mode,
         "vcpus": run.vcpus,
         "reads": reads,
-        "instructions_per_read": per_read(span, reads),
+        "instructions_per_read": per_read(span * instr_per_ns, reads),
         "exits_per_read": per_read(bench.get("kvm_exits", 0), reads),
         "userspace_exits_per_read": per_read(bench.get("userspace_exits", 0), reads),
         "reflections_per_read": per_read(reflections, reads),
@@ -140,23 +149,51 @@ def main():
     ap.add_argument("--reads", type=int, default=20000,
                     help="PM timer reads per run (split over the vCPUs)")
     ap.add_argument("--vcpus", default="1,4", help="comma-separated vCPU counts")
-    ap.add_argument("--output", default=os.path.join(TOP, "results", "compare.json"))
+    ap.add_argument("--cpu", choices=["amd", "intel"], default="amd",
+                    help="L1's CPU: amd (QEMU/TCG, kvm-amd) or intel (Bochs, kvm-intel)")
+    ap.add_argument("--kvm-param", action="append", default=[], metavar="P=V",
+                    help="a kvm-amd/kvm-intel parameter (repeatable)")
+    ap.add_argument("--output", default=None,
+                    help="JSON output (default results/compare.json, "
+                         "results/compare-intel.json with --cpu intel)")
     args = ap.parse_args()
+    if args.output is None:
+        args.output = os.path.join(TOP, "results", "compare%s.json" %
+                                   ("-intel" if args.cpu == "intel" else ""))
 
     modules = args.modules
     if modules == "auto":
         built = os.path.exists(os.path.join(TOP, "build/kvm/patched/kvm.ko"))
         modules = "patched" if built else "stock"
-    lab.use_lab_qemu()
+    if args.cpu == "amd":
+        lab.use_lab_qemu()
     runs = plan(modules, [int(v) for v in args.vcpus.split(",")], args.reads)
-    rc, _ = lab.run_lab(runs, modules=modules, icount=True, timeout=2400)
+    others = {}
+    rc, _ = lab.run_lab(runs, modules=modules, icount=True, cpu=args.cpu,
+                        kvm_params=args.kvm_param, timeout=2400,
+                        prologue=lab.framed("tsc", "dmesg | grep -m1 'MHz TSC'"),
+                        others=others)
     failed = [r for r in runs if r.rc != 0 or r.stats is None]
     for r in failed:
         print("compare: run %s failed (rc=%s):" % (r.describe(), r.rc), file=sys.stderr)
         print("\n".join("    " + l for l in r.output[-20:]), file=sys.stderr)
-    rows = [row_of(r) for r in runs if r not in failed]
-    print("pvsmm: PM timer read cost in the nested KVM lab (%s KVM modules, "
-          "icount: 1 instruction = 1 ns; a lab proxy, not hardware time)" % modules)
+    instr_per_ns, clock = 1.0, "icount: 1 instruction = 1 ns"
+    if args.cpu == "intel":
+        # Bochs: the TSC counts instructions; L1's clock runs on it at the
+        # rate its kernel logged ("tsc: Detected 3500.000 MHz TSC").
+        m = re.search(r"Detected ([0-9.]+) MHz TSC",
+                      "\n".join(others.get("tsc", {}).get("output", [])))
+        if not m:
+            print("compare: no TSC rate in L1's kernel log", file=sys.stderr)
+            return 1
+        instr_per_ns = float(m.group(1)) / 1000
+        clock = "Bochs: 1 L1 ns = %.4f instructions (TSC)" % instr_per_ns
+    rows = [row_of(r, instr_per_ns) for r in runs if r not in failed]
+    lab_name = {"amd": "kvm-amd under QEMU/TCG",
+                "intel": "kvm-intel under Bochs"}[args.cpu]
+    params = "".join(" " + p for p in args.kvm_param)
+    print("pvsmm: PM timer read cost in the nested KVM lab (%s%s, %s KVM modules, "
+          "%s; lab proxies, not hardware time)" % (lab_name, params, modules, clock))
     print_table(rows)
     ratios = ratios_of(rows)
     for r in ratios:
@@ -167,8 +204,14 @@ def main():
                "met" if r["met"] else "MISSED"))
     os.makedirs(os.path.dirname(args.output), exist_ok=True)
     with open(args.output, "w") as f:
-        json.dump({"lab": {"modules": modules, "icount": "shift=0,sleep=off",
-                           "l0": os.environ.get("PVSMM_LAB_QEMU", "qemu-system-x86_64")},
+        json.dump({"lab": {"modules": modules, "cpu": args.cpu,
+                           "icount": "shift=0,sleep=off" if args.cpu == "amd"
+                           else "Bochs clock sync=none, ips=3500000000",
+                           "l0": os.environ.get("PVSMM_LAB_QEMU", "qemu-system-x86_64")
+                           if args.cpu == "amd" else "bochs (tests/lab/bochs)",
+                           "kvm_params": args.kvm_param,
+                           "instructions_per_l1_ns": instr_per_ns,
+                           "clock": clock},
                    "rows": rows, "ratios": ratios}, f, indent=2)
         f.write("\n")
     print("results written to %s" % os.path.relpath(args.output, TOP))

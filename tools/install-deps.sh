@@ -16,6 +16,9 @@
 #            clang and its runtime libraries (libFuzzer, make kvm-fuzz)
 #   install  dkms, for make install and make dkms-check
 #   all      every set (make deps, make check)
+#
+# The Intel lab (tests/lab/intel.mk, part of the lab set) builds its own
+# Bochs (g++) and boots L1 from a CD (Bochs's BIOS and VGA BIOS, grub).
 set -eu
 
 build="gcc make libc6-dev nasm acpica-tools python3"
@@ -23,7 +26,8 @@ uefi="gnu-efi"
 lab="qemu-system-x86 busybox-static cpio xz-utils patch linux-image-amd64
 	linux-headers-amd64 linux-source-6.1 perl gcc-multilib gnuplot-nox ovmf
 	dpkg-dev meson ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev
-	clang libclang-rt-14-dev"
+	clang libclang-rt-14-dev
+	g++ bochsbios vgabios grub-pc-bin grub-common xorriso"
 install="dkms"
 
 packages="" need_i386=0

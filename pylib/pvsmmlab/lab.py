@@ -63,14 +63,24 @@ def use_lab_qemu():
     return False
 
 
+def lab_options(cpu="amd", kvm_params=()):
+    """run-in-lab.sh options for L1's CPU (amd: QEMU/SVM, intel:
+    Bochs/VMX) and parameters of its kvm-amd / kvm-intel."""
+    opts = ["--cpu", cpu]
+    for p in kvm_params:
+        opts += ["--kvm-param", p]
+    return opts
+
+
 def boot(inner, modules="stock", icount=True, timeout=1200, log=None,
-         options=()):
+         options=(), cpu="amd", kvm_params=()):
     """Boots the lab once, runs the shell command `inner` in L1 and returns
     the finished subprocess (stdout: the command's output; returncode:
     its status, or 125 when the lab itself failed).  `options` are more
-    run-in-lab.sh options (--with-qemu, --add SRC:DEST, ...)."""
+    run-in-lab.sh options (--with-qemu, --add SRC:DEST, ...); `cpu` and
+    `kvm_params` pick L1's CPU and kvm-amd/kvm-intel parameters."""
     cmd = [os.path.join(TOP, "tests/lab/run-in-lab.sh"), "--modules", modules,
-           "--timeout", str(timeout)]
+           "--timeout", str(timeout)] + lab_options(cpu, kvm_params)
     if icount:
         cmd.append("--icount")
     if log:
@@ -99,14 +109,32 @@ def frames(stdout):
             yield current, line
 
 
-def run_lab(runs, modules="stock", icount=True, timeout=1200, log=None):
-    """Boots the lab once and performs every run; fills in each Run."""
+def framed(run_id, command):
+    """A shell command for L1 whose output run_lab's `others` collects."""
+    return 'echo "=== RUN %s"; %s; echo "=== END %s rc=$?"' % (run_id, command, run_id)
+
+
+def run_lab(runs, modules="stock", icount=True, timeout=1200, log=None,
+            cpu="amd", kvm_params=(), options=(), prologue="", others=None):
+    """Boots the lab once and performs every run; fills in each Run.
+    `prologue`: shell commands run in L1 before the runs; the frames of
+    those made with framed() land in the dict `others` as
+    {id: {"rc": N, "output": [lines]}}."""
     inner = "sh /pvsmm/guest-runs.sh " + " ".join("'%s'" % r.spec() for r in runs)
-    proc = boot(inner, modules=modules, icount=icount, timeout=timeout, log=log)
+    if prologue:
+        inner = "%s\n%s" % (prologue, inner)
+    proc = boot(inner, modules=modules, icount=icount, timeout=timeout, log=log,
+                cpu=cpu, kvm_params=kvm_params, options=options)
     by_id = {r.id: r for r in runs}
     for run_id, line in frames(proc.stdout):
         current = by_id.get(run_id)
         if current is None:
+            if others is not None:
+                other = others.setdefault(run_id, {"rc": None, "output": []})
+                if isinstance(line, int):
+                    other["rc"] = line
+                else:
+                    other["output"].append(line)
             continue
         if isinstance(line, int):
             current.rc = line

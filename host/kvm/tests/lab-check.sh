@@ -5,21 +5,30 @@
 # in the modes that use the patched KVM (if the VMM and firmware are built).
 #
 #   host/kvm/tests/lab-check.sh [--icount] [--reads N] [--vcpus N]
+#	[--cpu amd|intel] [--kvm-param P=V]... [--log FILE]
 #
 # With --icount the per-read figures are L1 instructions (deterministic).
+# --cpu intel runs it on kvm-intel under Bochs (tests/lab/run-in-lab.sh),
+# --kvm-param passes kvm-amd / kvm-intel parameters (e.g. ept=0).
 # Exit status: 0 when everything passed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
-icount=() reads=20000 vcpus=1
+icount=() reads=20000 vcpus=1 lab=()
+usage() {
+	echo "usage: $0 [--icount] [--reads N] [--vcpus N] [--cpu amd|intel] [--kvm-param P=V]... [--log FILE]" >&2
+	exit 2
+}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--icount) icount=(--icount --smp 1) ;;
-	--reads) reads=$2; shift ;;
-	--vcpus) vcpus=$2; shift ;;
-	*) echo "usage: $0 [--icount] [--reads N] [--vcpus N]" >&2; exit 2 ;;
+	--reads) reads=${2:?}; shift ;;
+	--vcpus) vcpus=${2:?}; shift ;;
+	--cpu|--kvm-param|--log) [ $# -ge 2 ] || usage; lab+=("$1" "$2"); shift ;;
+	*) usage ;;
 	esac
 	shift
 done
+[[ $reads =~ ^[1-9][0-9]*$ && $vcpus =~ ^[1-9][0-9]*$ ]] || usage
 
 [ -x "$root/build/kvm/kvm-api-test" ] && [ -r "$root/build/kvm/patched/kvm.ko" ] ||
 	{ echo "lab-check: run host/kvm/build.sh first" >&2; exit 2; }
@@ -35,5 +44,5 @@ if [ -x pvsmm-vmm ] && [ -r pvsmm-fw.bin ]; then
 	done
 fi
 exit $rc'
-exec "$root/tests/lab/run-in-lab.sh" --modules patched "${icount[@]}" \
+exec "$root/tests/lab/run-in-lab.sh" --modules patched "${icount[@]}" "${lab[@]}" \
 	--add "$root/build/kvm/kvm-api-test:/pvsmm/kvm-api-test" -- "$cmd"
