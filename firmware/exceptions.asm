@@ -5,8 +5,9 @@
 ; port (value 3) instead of silently triple-faulting.
 ;
 ; One exception is expected: the local handler check (hcheck.asm) runs the
-; handler's generic-path return, whose OUT is followed by UD2; with
-; SH_SIM_EXPECT_UD set, #UD resumes the check instead.
+; handler's private-path return, whose OUT is followed by UD2; with
+; SH_SIM_EXPECT_UD set, #UD resumes the check instead.  RAX and RDX (the
+; OUT's value and port) are kept for it in SH_EXC_RAX and SH_EXC_RDX.
 ;
 ; The gates point at ROM (reachable through the boot identity map); the
 ; table itself is built in RAM (SH_IDT) by the BSP before the APs start.
@@ -59,6 +60,8 @@ idt_desc:
 
 ; Frame: [rsp] vector, +8 error code, +16 RIP, +24 CS, +32 RFLAGS, +40 RSP.
 exc_common:
+	mov	[abs SH_EXC_RAX], rax
+	mov	[abs SH_EXC_RDX], rdx
 	cmp	qword [rsp], 6
 	jne	.fatal
 	cmp	qword [abs SH_SIM_EXPECT_UD], 0

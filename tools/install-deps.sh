@@ -6,13 +6,14 @@
 # For KVM users: dkms (make install), gnu-efi (the UEFI driver), ovmf.
 # clang and its runtime libraries: libFuzzer for make kvm-fuzz.
 # The real-Linux guests (tests/guest) add gcc-multilib (gtod-bench built
-# with -m32), gnuplot-nox (results/guest.png) and the i386 architecture:
+# with -m32, and the firmware's 32-bit time math test, which qemu-user runs
+# where the kernel has no 32-bit support), gnuplot-nox (results/guest.png) and the i386 architecture:
 # their i386 kernel and busybox are fetched with `apt-get download`.
 set -eu
 
 packages="gcc make libc6-dev python3 qemu-system-x86 nasm busybox-static cpio
 	xz-utils patch linux-image-amd64 linux-headers-amd64 linux-source-6.1 perl
-	gcc-multilib gnuplot-nox
+	gcc-multilib qemu-user gnuplot-nox
 	dkms gnu-efi ovmf
 	dpkg-dev meson ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev
 	clang libclang-rt-14-dev"
