@@ -12,6 +12,7 @@
 
 bsp_main64:
 	call	build_idt
+	call	build_idt32
 	call	read_bootinfo
 
 	call	serial_lock

@@ -14,8 +14,13 @@
 ;
 ; The 32-bit guest modes of the self-test (bootinfo flags, selftest32.asm)
 ; run on identity maps of the low 4 GiB as well:
-;	PAE	PVSMM_FW_OS_PAE_PDPT_GPA: a 4-entry PDPT onto the boot map's
-;		four page directories (a PAE PDE has the long-mode format)
+;	PAE	PVSMM_FW_OS_PAE_PDPT_GPA + 32 * vCPU index: a 4-entry PDPT
+;		onto the boot map's four page directories (a PAE PDE has the
+;		long-mode format).  One per vCPU: QEMU's TCG, emulating
+;		nested paging in the lab, sets the Accessed bit in a PDPTE it
+;		walks (a reserved bit there), and KVM then refuses to load
+;		that PDPT at the next CR0/CR3/CR4 write (#GP).  A PDPT of its
+;		own is loaded by each vCPU before its own walks touch it.
 ;	2-level	PVSMM_FW_OS_PD32_GPA: 1024 PDEs of 4 MiB pages (CR4.PSE)
 
 %define PD_ENTRY_FLAGS		(PTE_P | PTE_RW | PTE_A)
@@ -51,11 +56,14 @@ build_boot_map32:
 ; Their memory is already zero.  Clobbers EAX, ECX, EDI.
 build_os_tables32:
 	mov	edi, PVSMM_FW_OS_PAE_PDPT_GPA
-	mov	eax, BOOT_PD0 + PTE_P		; a PDPTE takes no other flag
-	mov	ecx, 4
+	mov	ecx, 4 * PVSMM_FW_MAX_VCPUS
 .pdpt:
+	mov	eax, ecx
+	neg	eax
+	and	eax, 3			; entries 0..3 of each PDPT, in turn
+	shl	eax, 12
+	add	eax, BOOT_PD0 + PTE_P	; a PDPTE takes no other flag
 	mov	[edi], eax
-	add	eax, 0x1000
 	add	edi, 8
 	loop	.pdpt
 	mov	edi, PVSMM_FW_OS_PD32_GPA
@@ -68,6 +76,9 @@ build_os_tables32:
 	loop	.pd32
 	ret
 
+%if PVSMM_FW_OS_PAE_PDPT_GPA + 32 * PVSMM_FW_MAX_VCPUS > PVSMM_FW_OS_PD32_GPA
+%error the per-vCPU PAE PDPTs overlap the 2-level directory
+%endif
 %if PVSMM_FW_OS_PAE_PDPT_GPA < PVSMM_FW_PAGETABLES_GPA || PVSMM_FW_OS_PD32_GPA + 0x1000 > PVSMM_FW_PRIVATE_GPA
 %error the OS tables are not where boot.asm zeroes them
 %endif

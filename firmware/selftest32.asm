@@ -8,14 +8,17 @@
 ; Each vCPU leaves long mode on its own (far return into the 32-bit code
 ; segment, paging off, EFER.LME off), switches to the "OS" tables of the
 ; mode (paging.asm: identity maps of the low 4 GiB, so the ROM, the boot
-; stacks, the shared page and the kvmclock areas stay where they are),
+; stacks, the shared page and the kvmclock areas stay where they are; a
+; PAE PDPT per vCPU),
 ; runs the phases and returns to long mode for the report.  The phases
 ; are the 64-bit ones (selftest.asm) rewritten with the 32-bit time math
 ; (pm_math.asm, the macros of the handler's 32-bit entry); their results
 ; go to the vCPU's slot of the shared page.
 ;
-; The firmware's IDT is 64-bit only: in the 32-bit phases the IDT is empty
-; and a fault shuts the VM down (the VMM then shows the registers).
+; A fault in the 32-bit phases goes through a 32-bit IDT of the firmware
+; (SH_IDT32, built with the 64-bit one) to a stub that reports it through
+; the debug-exit port (EXC32_FAIL_CODE << 8 | vector; the VMM then shows
+; the registers: EBX = the faulting EIP, ECX = the error code).
 
 %define MONO_BIT32	23
 
@@ -50,7 +53,9 @@ phases32_compat:
 	and	eax, ~EFER_LME
 	wrmsr
 	mov	eax, cr4
-	mov	ecx, PVSMM_FW_OS_PAE_PDPT_GPA
+	mov	ecx, ebx
+	shl	ecx, 5			; this vCPU's own PDPT (paging.asm)
+	add	ecx, PVSMM_FW_OS_PAE_PDPT_GPA
 	cmp	dword [SH_GUEST_MODE], PVSMM_MODE_PAE
 	je	.tables
 	and	eax, ~CR4_PAE
@@ -62,7 +67,7 @@ phases32_compat:
 	mov	eax, cr0
 	or	eax, CR0_PG
 	mov	cr0, eax
-	lidt	[null_idt32]
+	lidt	[idt32_desc]
 
 	mov	ebp, edi		; kvmclock area
 	push	esi			; results
@@ -196,8 +201,58 @@ bench32:
 	mov	[eax + VC_LAST], esi
 	ret
 
-null_idt32:
-	dw	0
-	dd	0
+idt32_desc:
+	dw	IDT_VECTORS * 8 - 1
+	dd	SH_IDT32
+
+%define EXC32_FAIL_CODE	0x32
+
+	align	16
+exc32_stubs:
+%assign vec 0
+%rep IDT_VECTORS
+	align	16, int3
+  %if vec == 8 || (vec >= 10 && vec <= 14) || vec == 17 || vec == 21 || vec == 29 || vec == 30
+	push	vec			; the CPU pushed an error code
+  %else
+	push	0
+	push	vec
+  %endif
+	jmp	exc32_common
+%assign vec vec + 1
+%endrep
+	times	-($ - exc32_stubs > IDT_VECTORS * 16) db 0	; stride 16
+exc32_common:
+	pop	eax			; vector
+	pop	ecx			; error code
+	mov	ebx, [esp]		; EIP
+	or	eax, EXC32_FAIL_CODE << 8
+	mov	edx, PVSMM_DEBUG_EXIT_PORT
+	out	dx, eax
+.dead:
+	cli
+	hlt
+	jmp	.dead
+
+; build_idt32: 32 interrupt gates (32-bit), selector SEL_CODE32, in the
+; shared page.  Called from 64-bit code (BSP setup).
+	bits	64
+build_idt32:
+	mov	edi, SH_IDT32
+	lea	edx, [exc32_stubs]
+	mov	ecx, IDT_VECTORS
+.gate:
+	mov	eax, edx
+	and	eax, 0xffff
+	or	eax, SEL_CODE32 << 16
+	mov	[rdi], eax
+	mov	eax, edx
+	and	eax, 0xffff0000
+	or	eax, 0x8e00		; present, DPL 0, 32-bit interrupt gate
+	mov	[rdi + 4], eax
+	add	edx, 16			; the stubs' stride
+	add	edi, 8
+	loop	.gate
+	ret
 
 	bits	64

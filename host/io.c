@@ -77,8 +77,8 @@ void io_handle_exit(struct vcpu *v)
 		if (in && port == v->vm->opts->pm_port && run->io.count == 1 &&
 		    reflect_user_enter(v))
 			return;
-		if (!in && port == PVSMM_DEFAULT_RETURN_PORT && size == 4 &&
-		    run->io.count == 1 && v->generic.active) {
+		if (!in && port == PVSMM_DEFAULT_RETURN_PORT &&
+		    run->io.count == 1 && reflect_user_in_flight(v)) {
 			reflect_user_return(v);
 			return;
 		}

@@ -4,7 +4,7 @@
 
 #include "vmm.h"
 
-/* Handles a KVM_EXIT_IO: reflection, generic return or a port device. */
+/* Handles a KVM_EXIT_IO: reflection, the handler's return or a port device. */
 void io_handle_exit(struct vcpu *v);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "reflect_user.h"
 #include "serial.h"
 
 #define MAX_AGG_PORTS	(MAX_TRACKED_PORTS * 2)
@@ -142,6 +143,11 @@ static void aggregate_add(struct aggregate *a, const struct vcpu *v,
 	a->c.iret_returns += e->iret_returns - b->iret_returns;
 	a->c.exit_returns += e->exit_returns - b->exit_returns;
 	a->c.fallbacks += e->fallbacks - b->fallbacks;
+	for (unsigned int i = 0; i < FALLBACK_NR; i++)
+		a->c.fallback_by_reason[i] += e->fallback_by_reason[i] -
+					      b->fallback_by_reason[i];
+	a->c.handler_failures += e->handler_failures - b->handler_failures;
+	a->c.window_unfinished += e->window_unfinished - b->window_unfinished;
 	a->c.pm_user_reads += e->pm_user_reads - b->pm_user_reads;
 	a->c.unknown_io += e->unknown_io - b->unknown_io;
 	a->c.unknown_mmio += e->unknown_mmio - b->unknown_mmio;
@@ -220,6 +226,16 @@ static void aggregate_total(struct vm *vm, struct aggregate *a)
 
 /* ---- JSON ------------------------------------------------------------ */
 
+static const char *guest_mode_name(unsigned int m)
+{
+	switch (m) {
+	case PVSMM_MODE_LONG: return "long";
+	case PVSMM_MODE_PAE: return "pae";
+	case PVSMM_MODE_32: return "32";
+	}
+	return "?";
+}
+
 static const char *mode_name(enum pmtimer_mode m)
 {
 	switch (m) {
@@ -288,6 +304,18 @@ static void json_aggregate(FILE *f, const struct aggregate *a, bool bench)
 	json_u64(f, "iret_returns", a->c.iret_returns, true);
 	json_u64(f, "exit_returns", a->c.exit_returns, true);
 	json_u64(f, "fallbacks", a->c.fallbacks, true);
+	fputs(",\"fallback_reasons\":{", f);
+	first = true;
+	for (unsigned int i = 0; i < FALLBACK_NR; i++) {
+		if (!a->c.fallback_by_reason[i])
+			continue;
+		json_u64(f, reflect_user_fallback_name(i),
+			 a->c.fallback_by_reason[i], !first);
+		first = false;
+	}
+	fputc('}', f);
+	json_u64(f, "handler_failures", a->c.handler_failures, true);
+	json_u64(f, "window_unfinished", a->c.window_unfinished, true);
 	json_u64(f, "pm_user_reads", a->c.pm_user_reads, true);
 	json_u64(f, "unknown_io", a->c.unknown_io, true);
 	json_u64(f, "unknown_mmio", a->c.unknown_mmio, true);
@@ -310,20 +338,23 @@ static char *build_json(struct vm *vm, int exit_code,
 	if (!f)
 		return NULL;
 	fprintf(f, "{\"mode\":\"%s\",\"vcpus\":%u,\"mem_mib\":%llu,"
-		"\"pm_port\":\"0x%x\",\"return\":\"%s\","
+		"\"pm_port\":\"0x%x\",\"window\":%s,\"guest_mode\":\"%s\","
 		"\"reads_per_vcpu\":%llu,\"check_reads\":%llu,"
 		"\"exit_code\":%d",
 		mode_name(o->mode), vm->nr_vcpus,
 		(unsigned long long)o->mem_mib, o->pm_port,
-		o->return_policy == RETURN_EXIT ? "exit" : "auto",
+		o->window ? "true" : "false", guest_mode_name(o->guest_mode),
 		(unsigned long long)o->reads_per_vcpu,
 		(unsigned long long)o->check_reads, exit_code);
 	if (o->mode == PMTIMER_REFLECT_USER)
 		fprintf(f, ",\"registration\":{\"writes\":%llu,"
-			"\"rejected\":%llu,\"valid\":%s}",
+			"\"rejected\":%llu,\"disabled\":%llu,\"valid\":%s,"
+			"\"window_claims\":%u,\"window_claims_cleared\":%llu}",
 			(unsigned long long)vm->reg.writes,
 			(unsigned long long)vm->reg.rejected,
-			vm->reg.valid ? "true" : "false");
+			(unsigned long long)vm->reg.disabled,
+			vm->reg.valid ? "true" : "false", vm->reg.nr_claims,
+			(unsigned long long)vm->reg.claims_cleared);
 	fputs(",\"bench\":", f);
 	json_aggregate(f, bench, true);
 	fputs(",\"total\":", f);
@@ -360,12 +391,18 @@ static void human_aggregate(const char *what, const struct aggregate *a,
 		(unsigned long long)a->c.userspace_exits);
 	if (reads)
 		fprintf(stderr, " (%.3f/read)", per(a->c.userspace_exits, reads));
-	fprintf(stderr, "\n    reflections %llu (iret %llu, exit %llu), fallbacks %llu, userspace PM reads %llu\n",
+	fprintf(stderr, "\n    reflections %llu (window %llu, private %llu), fallbacks %llu, handler failures %llu, userspace PM reads %llu\n",
 		(unsigned long long)a->c.reflections,
 		(unsigned long long)a->c.iret_returns,
 		(unsigned long long)a->c.exit_returns,
 		(unsigned long long)a->c.fallbacks,
+		(unsigned long long)a->c.handler_failures,
 		(unsigned long long)a->c.pm_user_reads);
+	for (unsigned int i = 0; i < FALLBACK_NR; i++)
+		if (a->c.fallback_by_reason[i])
+			fprintf(stderr, "    fallback %s %llu\n",
+				reflect_user_fallback_name(i),
+				(unsigned long long)a->c.fallback_by_reason[i]);
 	for (unsigned int i = 0; i < a->nr_kstats; i++)
 		fprintf(stderr, "    kvm %s %llu\n", a->kstat_names[i],
 			(unsigned long long)a->kstats[i]);

@@ -13,8 +13,8 @@
  *   0x00076000  per-vCPU kvmclock areas of the firmware (64 bytes each)
  *   0x00077000  self-test shared data
  *   0x00078000  self-test "OS" tables for the 32-bit guest modes: a PAE
- *               PDPT (onto the boot map's page directories) and a 2-level
- *               page directory of 4 MiB pages
+ *               PDPT per vCPU (32 bytes each, onto the boot map's page
+ *               directories) and a 2-level page directory of 4 MiB pages
  *   0x0007c000  firmware-private region (PVSMM_FW_PRIVATE_SIZE bytes), laid
  *               out as every pvsmm firmware lays out its region (below)
  *   0x000e0000  ACPI tables, RSDP first (Linux boot; in the BIOS area, where
@@ -60,7 +60,7 @@
 #define PVSMM_FW_KVMCLOCK_GPA		0x00076000
 #define PVSMM_FW_KVMCLOCK_STRIDE	64
 #define PVSMM_FW_SHARED_GPA		0x00077000
-#define PVSMM_FW_OS_PAE_PDPT_GPA	0x00078000	/* 4 entries, 32-byte aligned */
+#define PVSMM_FW_OS_PAE_PDPT_GPA	0x00078000	/* + 32 * vCPU index */
 #define PVSMM_FW_OS_PD32_GPA		0x00079000	/* 1024 4-MiB PDEs */
 #define PVSMM_FW_PRIVATE_GPA		0x0007c000
 #define PVSMM_FW_MAX_VCPUS		16
