@@ -74,9 +74,12 @@ unit: $(BUILD)/unit-tests host unit32
 	$(MAKE) -C host check
 
 # The firmware under plain QEMU/TCG: boot, long mode, the handler's
-# contract checked locally, 1 and 4 vCPUs.
-firmware-check: firmware
+# contract checked locally, 1 and 4 vCPUs, every guest mode; then the
+# private regions of the self-test image and the option ROM, dumped from
+# QEMU, validated by the VMM's rules (W^X and the page walk).
+firmware-check: firmware host
 	firmware/qemu-smoke.sh
+	firmware/region-check.sh
 
 lab-check: all
 	tests/lab/check.py --modules stock

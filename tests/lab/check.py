@@ -2,11 +2,16 @@
 # SPDX-License-Identifier: MIT
 """Lab tests: the firmware self-test under pvsmm-vmm in the nested KVM lab.
 
-One deterministic (icount) boot of the lab per module kind.  Every run must
+One deterministic (icount) boot of the lab per module kind.  The self-test
+runs in each of its guest paging modes (long, PAE, 2-level: the handler's
+64-bit and 32-bit entries) with 1 and 4 vCPUs, and the reflecting modes
+once more with --window (the IRETQ path, long mode only).  Every run must
 pass the guest's own checks (values within one tick of kvmclock, monotonic
 modulo 2^24), and the exit accounting must be exact: in `user` mode every
 PM timer read is one userspace exit; in `reflect-user` mode the handler ran
-exactly once per read and every read was reflected.
+exactly once per read, every read was reflected, on the private path with
+two userspace exits per read (the IN, the handler's OUT), on the window
+path with one.
 """
 import argparse
 import os
@@ -35,6 +40,13 @@ def port_exits(counters):
     return counters.get("userspace_exits_by_port", {}).get(PM_PORT, 0)
 
 
+def guest_mode(run):
+    for o in run.options:
+        if o.startswith("--guest-mode="):
+            return o.split("=", 1)[1]
+    return "long"
+
+
 def check_run(c, run):
     if not c.check(run, "finished with status 0", run.rc == 0, "rc=%s" % run.rc):
         print("\n".join("    " + l for l in run.output[-25:]))
@@ -53,8 +65,12 @@ def check_run(c, run):
     c.check(run, "bench reads", st.get("reads") == total_reads, str(st))
     c.check(run, "checked reads", st.get("check_reads") == total_checked, str(st))
     bench, total = stats["bench"], stats["total"]
+    window = "--window" in run.options
     c.check(run, "VMM saw the bench reads", bench.get("reads") == total_reads,
             "bench.reads=%s" % bench.get("reads"))
+    c.check(run, "guest mode " + guest_mode(run),
+            stats.get("guest_mode") == guest_mode(run),
+            "guest_mode=%s" % stats.get("guest_mode"))
     if run.mode == "user":
         c.check(run, "not registered", st.get("registered") == 0, str(st))
         c.check(run, "handler never ran", st.get("handler_runs") == 0, str(st))
@@ -73,7 +89,6 @@ def check_run(c, run):
                 "pvsmm_pmtimer_reads=%s reads=%d" % (kstats.get("pvsmm_pmtimer_reads"),
                                                      all_reads))
     elif run.mode == "reflect":
-        forced_exit = "--return=exit" in run.options
         kstats = total.get("kvm_stats", {})
         c.check(run, "registered", st.get("registered") == 1, str(st))
         c.check(run, "no userspace exit for the PM port", port_exits(total) == 0,
@@ -86,14 +101,13 @@ def check_run(c, run):
                 "pvsmm_reflections=%s" % kstats.get("pvsmm_reflections"))
         c.check(run, "no fallback", kstats.get("pvsmm_fallbacks") == 0,
                 "pvsmm_fallbacks=%s" % kstats.get("pvsmm_fallbacks"))
-        returns = "pvsmm_exit_returns" if forced_exit else "pvsmm_iret_returns"
-        other = "pvsmm_iret_returns" if forced_exit else "pvsmm_exit_returns"
+        returns = "pvsmm_iret_returns" if window else "pvsmm_exit_returns"
+        other = "pvsmm_exit_returns" if window else "pvsmm_iret_returns"
         c.check(run, "every return by " + returns, kstats.get(returns) == all_reads,
                 "%s=%s" % (returns, kstats.get(returns)))
         c.check(run, "no return by " + other, kstats.get(other) == 0,
                 "%s=%s" % (other, kstats.get(other)))
     elif run.mode == "reflect-user":
-        forced_exit = "--return=exit" in run.options
         c.check(run, "registered", st.get("registered") == 1, str(st))
         c.check(run, "handler ran exactly once per read",
                 st.get("handler_runs") == all_reads,
@@ -101,14 +115,32 @@ def check_run(c, run):
         c.check(run, "every read reflected", total.get("reflections") == all_reads,
                 "reflections=%s" % total.get("reflections"))
         c.check(run, "no fallback", total.get("fallbacks") == 0,
-                "fallbacks=%s" % total.get("fallbacks"))
-        if forced_exit:
-            c.check(run, "every return generic", total.get("exit_returns") == all_reads,
-                    "exit_returns=%s" % total.get("exit_returns"))
-        else:
+                "fallbacks=%s %s" % (total.get("fallbacks"),
+                                     total.get("fallback_reasons")))
+        c.check(run, "no handler failure", total.get("handler_failures") == 0,
+                "handler_failures=%s" % total.get("handler_failures"))
+        ret_port = bench.get("userspace_exits_by_port", {}).get("0xef0", 0)
+        if window:
             c.check(run, "every return by iretq", total.get("iret_returns") == all_reads,
                     "iret_returns=%s" % total.get("iret_returns"))
-            c.check(run, "no generic return", total.get("exit_returns") == 0)
+            c.check(run, "no private-path return", total.get("exit_returns") == 0)
+            c.check(run, "every window handler finished",
+                    total.get("window_unfinished") == 0)
+            c.check(run, "one userspace exit per bench read",
+                    bench.get("userspace_exits") == total_reads,
+                    "userspace_exits=%s" % bench.get("userspace_exits"))
+        else:
+            c.check(run, "every return by the private path",
+                    total.get("exit_returns") == all_reads,
+                    "exit_returns=%s" % total.get("exit_returns"))
+            c.check(run, "no iretq return", total.get("iret_returns") == 0)
+            c.check(run, "one OUT to the return port per bench read",
+                    ret_port == total_reads, "got %s" % ret_port)
+            c.check(run, "two userspace exits per bench read",
+                    bench.get("userspace_exits") == 2 * total_reads,
+                    "userspace_exits=%s" % bench.get("userspace_exits"))
+            c.check(run, "the window never claimed",
+                    stats.get("registration", {}).get("window_claims") == 0)
 
 
 def main():
@@ -127,14 +159,15 @@ def main():
         modes = ["user", "kernel-emu", "reflect"]
     runs = []
     for mode in modes:
-        for vcpus in (1, 4):
-            runs.append(lab.Run("%s-%d" % (mode, vcpus), mode, vcpus, n // vcpus,
-                                k // vcpus))
+        for gm in ("long", "pae", "32"):
+            for vcpus in (1, 4):
+                runs.append(lab.Run("%s-%s-%d" % (mode, gm, vcpus), mode, vcpus,
+                                    n // vcpus, k // vcpus,
+                                    ["--guest-mode=%s" % gm]))
     reflect = modes[-1]
-    runs.append(lab.Run("%s-exit-1" % reflect, reflect, 1, n // 10, k // 10,
-                        ["--return=exit"]))
-    runs.append(lab.Run("%s-exit-4" % reflect, reflect, 4, n // 40, k // 40,
-                        ["--return=exit"]))
+    for vcpus in (1, 4):
+        runs.append(lab.Run("%s-window-%d" % (reflect, vcpus), reflect, vcpus,
+                            n // vcpus, k // vcpus, ["--window"]))
     rc, _ = lab.run_lab(runs, modules=args.modules, icount=True)
     c = Checker()
     if rc == 125:

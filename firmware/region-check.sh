@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# The firmwares' private regions against the host's rules: each firmware
+# builds its region under plain QEMU (no pvsmm host, nothing registered),
+# QEMU dumps the guest's RAM, and build/host/region-check validates the
+# region with the VMM's own descriptor validation (host/descriptor.c: W^X,
+# supervisor-only, 4 KiB leaves and no NX in the 32-bit tables, the
+# per-vCPU areas at their GPAs, GDT/IDT, loops).
+#
+#   wx-selftest   the self-test image (its region at PVSMM_FW_PRIVATE_GPA)
+#   wx-optionrom  the option ROM's test image under SeaBIOS (q35; its
+#                 region where SeaBIOS's PMM put it, from the ROM's line)
+# The UEFI driver builds its region with firmware/uefi/region.h, which the
+# VMM's unit tests validate (host/tests/desc.c).
+#
+# Usage: firmware/region-check.sh   (from the repository root)
+set -eu
+
+OUT=build/firmware
+QEMU=${QEMU:-qemu-system-x86_64}
+make -s -C firmware all
+make -s -C firmware/optionrom test-image
+make -s -C host "$PWD/build/host/region-check"
+
+fail=0
+# dump NAME PATTERN QEMU-ARGS...: boots, waits for PATTERN on the serial
+# line, dumps the first 256 MiB of RAM to $OUT/NAME.ram, quits.
+dump() {
+	name=$1 pattern=$2
+	shift 2
+	log=$OUT/$name.log sock=$OUT/$name.sock
+	rm -f "$log" "$sock" "$OUT/$name.ram"
+	"$QEMU" -nographic -vga none -no-reboot -m 256 -serial "file:$log" \
+		-monitor "unix:$sock,server,nowait" "$@" >/dev/null 2>&1 &
+	pid=$!
+	python3 - "$log" "$sock" "$pattern" "$OUT/$name.ram" <<'PY' || kill "$pid"
+import os, socket, sys, time
+log, sock, pattern, ram = sys.argv[1:]
+deadline = time.time() + 120
+while time.time() < deadline:
+    if os.path.exists(log) and pattern in open(log, errors="replace").read():
+        break
+    time.sleep(0.2)
+else:
+    sys.exit("no '%s' on the serial line" % pattern)
+s = socket.socket(socket.AF_UNIX)
+s.connect(sock)
+s.sendall(b"stop\npmemsave 0 0x10000000 %s\nquit\n" % ram.encode())
+s.settimeout(60)
+try:
+    while s.recv(4096):
+        pass
+except OSError:
+    pass
+PY
+	wait "$pid" || true
+	rm -f "$sock"
+}
+
+check() {
+	name=$1 base=$2
+	if [ -s "$OUT/$name.ram" ] &&
+	   out=$(build/host/region-check "$OUT/$name.ram" "$base"); then
+		echo "PASS $name: $out"
+		rm -f "$OUT/$name.ram"
+	else
+		echo "FAIL $name: ${out:-no dump} (log $OUT/$name.log)"
+		fail=1
+	fi
+}
+
+base=$(sed -n 's/^%define PVSMM_FW_PRIVATE_GPA *//p' include/pvsmm/abi.inc)
+dump wx-selftest PVSMM-SELFTEST -bios "$OUT/pvsmm-fw.bin"
+check wx-selftest "$base"
+
+dump wx-optionrom "vCPU areas at" -machine q35 -smp 4 \
+	-option-rom "$OUT/pvsmm-rom-test.rom"
+rom_base=$(sed -n 's/.*vCPU areas at \(0x\)\{0,1\}\([0-9a-fA-F]*\).*/0x\2/p' \
+	"$OUT/wx-optionrom.log" | head -n 1)
+check wx-optionrom "${rom_base:-0}"
+
+exit $fail
