@@ -131,10 +131,13 @@ static bool host_is_svm(void)
  * KVM_GET_SREGS on SVM reports TR busy (type 11) whatever the VMCB holds
  * (svm_get_segment sets the bit), and we write that back.  Hardware does
  * not care, but QEMU's TCG -- the lab's outermost layer -- keeps TR
- * "available" (type 9) internally and aborts the whole machine ("invalid
- * tss type") at the next privilege change of a legacy-mode (32-bit)
- * guest that got a busy TR.  SVM never checks the type, so outside long
- * mode on SVM we hand TR back as available.  VMX wants it busy: untouched.
+ * "available" (type 9) internally and checks that type: a legacy-mode
+ * (32-bit) guest that got a busy TR aborts the whole machine ("invalid
+ * tss type") at its next privilege change, and in long mode every I/O
+ * permission check fails (a user process's ioperm() OUT raised #GP in an
+ * amd64 guest after its first private-path reflection).  SVM never checks
+ * the type, so on SVM we hand TR back as available.  VMX wants it busy:
+ * untouched.
  */
 static void svm_tr_available(struct kvm_sregs2 *s)
 {
@@ -142,7 +145,7 @@ static void svm_tr_available(struct kvm_sregs2 *s)
 
 	if (svm < 0)
 		svm = host_is_svm();
-	if (svm && !(s->efer & X86_EFER_LMA) && s->tr.type == 0xb)
+	if (svm && s->tr.type == 0xb)
 		s->tr.type = 0x9;
 }
 
