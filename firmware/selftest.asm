@@ -278,6 +278,8 @@ summary:
 	PUTDEC	r11
 	PUTS	" registered="
 	PUTDEC32 [abs SH_REGISTERED]
+	PUTS	" desc_status="		; now: the host may have disabled it
+	PUTDEC32 [abs RG_DESC + PVSMM_DESC_status]
 	test	ebx, ebx
 	jnz	.fail
 	PUTS	` status=PASS\n`

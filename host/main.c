@@ -57,6 +57,10 @@ static void usage(FILE *f)
 "                      the CPUID leaf then reports PVSMM_FEATURE_WINDOW\n"
 "  --return auto|exit  ABI version 1 spelling: auto = --window, exit =\n"
 "                      the private path only (the default)\n"
+"  --fault-test N      reflect-user, testing: enter the handler for vCPU\n"
+"                      0's Nth reflection with RFLAGS.TF set, so that its\n"
+"                      first instruction traps (#DB) into the firmware's\n"
+"                      exception stub, which reports the fault\n"
 "  --stats FILE        also write the PVSMM-STATS JSON to FILE\n"
 "  --help              this text\n"
 "Exit status: 0 guest passed (self-test) or powered off (ACPI S5),\n"
@@ -136,7 +140,8 @@ static void parse_args(int argc, char **argv, struct vmm_options *o)
 {
 	enum { OPT_FIRMWARE = 1, OPT_VCPUS, OPT_MEM, OPT_PMTIMER, OPT_PM_PORT,
 	       OPT_READS, OPT_CHECK_READS, OPT_RETURN, OPT_STATS, OPT_KERNEL,
-	       OPT_INITRD, OPT_APPEND, OPT_GUEST_MODE, OPT_WINDOW, OPT_HELP };
+	       OPT_INITRD, OPT_APPEND, OPT_GUEST_MODE, OPT_WINDOW, OPT_FAULT_TEST,
+	       OPT_HELP };
 	static const struct option longopts[] = {
 		{ "firmware", required_argument, NULL, OPT_FIRMWARE },
 		{ "vcpus", required_argument, NULL, OPT_VCPUS },
@@ -152,6 +157,7 @@ static void parse_args(int argc, char **argv, struct vmm_options *o)
 		{ "append", required_argument, NULL, OPT_APPEND },
 		{ "guest-mode", required_argument, NULL, OPT_GUEST_MODE },
 		{ "window", no_argument, NULL, OPT_WINDOW },
+		{ "fault-test", required_argument, NULL, OPT_FAULT_TEST },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -212,6 +218,10 @@ static void parse_args(int argc, char **argv, struct vmm_options *o)
 			break;
 		case OPT_WINDOW:
 			o->window = true;
+			break;
+		case OPT_FAULT_TEST:
+			o->fault_test = parse_number("--fault-test", optarg, 1,
+						     UINT64_MAX);
 			break;
 		case OPT_GUEST_MODE:
 			if (!strcmp(optarg, "long"))

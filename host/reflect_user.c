@@ -51,7 +51,7 @@
 #define X86_CR4_CET		(1ull << 23)
 #define X86_EFER_NXE		(1ull << 11)
 #define X86_EFER_LMA		(1ull << 10)
-#define X86_RFLAGS_TF		(1ull << 8)
+#define X86_RFLAGS_TF		(1ull << 8)	/* also --fault-test's trap */
 #define X86_RFLAGS_VM		(1ull << 17)
 #define CR3_PML4_MASK		0x000ffffffffff000ull
 #define RFLAGS_HANDLER		0x2ull	/* IF=0, TF=0, DF=0 */
@@ -441,7 +441,8 @@ static bool enter_window(struct vcpu *v, const struct pvsmm_entry *e,
 
 static bool enter_private(struct vcpu *v, const struct registration_snapshot *rs,
 			  unsigned int mode, uint64_t root,
-			  struct kvm_regs *regs, struct kvm_sregs2 *sregs)
+			  struct kvm_regs *regs, struct kvm_sregs2 *sregs,
+			  bool single_step)
 {
 	const struct pvsmm_entry *e = &rs->desc.entry[mode];
 	uint64_t area_va = e->percpu_va + (uint64_t)v->index * PVSMM_PERCPU_SIZE;
@@ -467,7 +468,7 @@ static bool enter_private(struct vcpu *v, const struct registration_snapshot *rs
 	regs->rip = e->handler_va;
 	regs->rsp = area_va + PVSMM_PERCPU_SIZE;
 	regs->rdi = area_va;
-	regs->rflags = RFLAGS_HANDLER;
+	regs->rflags = RFLAGS_HANDLER | (single_step ? X86_RFLAGS_TF : 0);
 	return set_regs(v, regs) && set_nmi_masked(v, true);
 }
 
@@ -593,9 +594,14 @@ bool reflect_user_enter(struct vcpu *v)
 		r->window_sequence = sa.sequence;
 		v->counters.iret_returns++;
 	} else {
+		/* --fault-test: the handler's first instruction traps (#DB)
+		 * into its stub, exercising the private IDT, the stubs and
+		 * the failure report. */
+		bool trap = v->index == 0 && v->reflection_seq == vm->opts->fault_test;
+
 		r->active = true;
 		r->generation = rs.generation;
-		if (!enter_private(v, &rs, mode, root, &regs, &sregs))
+		if (!enter_private(v, &rs, mode, root, &regs, &sregs, trap))
 			return true;	/* the VM is stopping */
 	}
 	v->counters.reflections++;

@@ -75,6 +75,8 @@ struct vmm_options {
 	uint64_t check_reads;
 	bool window;			/* --window: the IRETQ path when it may */
 	unsigned int guest_mode;	/* --guest-mode: PVSMM_MODE_* */
+	uint64_t fault_test;		/* --fault-test: this reflection on
+					   vCPU 0 single-steps (0: none) */
 	const char *stats_path;
 	const char *kernel_path;	/* --kernel: boot Linux, no self-test */
 	const char *initrd_path;

@@ -11,7 +11,9 @@ modulo 2^24), and the exit accounting must be exact: in `user` mode every
 PM timer read is one userspace exit; in `reflect-user` mode the handler ran
 exactly once per read, every read was reflected, on the private path with
 two userspace exits per read (the IN, the handler's OUT), on the window
-path with one.
+path with one; and a fault in the handler (--fault-test, in each entry) must
+come back as the stubs' report, the read served in userspace and the
+registration disabled.
 """
 import argparse
 import os
@@ -21,6 +23,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lab  # noqa: E402
 
 PM_PORT = "0x608"
+FAULT_AT = 50		# --fault-test: vCPU 0's 50th reflection traps
+STATUS_DISABLED = 9	# PVSMM_STATUS_DISABLED (abi.h)
 
 
 class Checker:
@@ -107,6 +111,26 @@ def check_run(c, run):
                 "%s=%s" % (returns, kstats.get(returns)))
         c.check(run, "no return by " + other, kstats.get(other) == 0,
                 "%s=%s" % (other, kstats.get(other)))
+    elif run.mode == "reflect-user" and any(o.startswith("--fault-test")
+                                            for o in run.options):
+        # The handler's first instruction single-steps into its private
+        # IDT's #DB stub, which reports the fault: the VMM serves that read
+        # and every later one in userspace and disables the registration.
+        served = FAULT_AT - 1
+        c.check(run, "one handler failure", total.get("handler_failures") == 1,
+                "handler_failures=%s" % total.get("handler_failures"))
+        c.check(run, "registration disabled",
+                stats.get("registration", {}).get("disabled") == 1 and
+                stats.get("registration", {}).get("valid") is False,
+                str(stats.get("registration")))
+        c.check(run, "the guest sees PVSMM_STATUS_DISABLED",
+                st.get("desc_status") == STATUS_DISABLED, str(st))
+        c.check(run, "reads before the fault returned by the handler",
+                total.get("exit_returns") == served,
+                "exit_returns=%s" % total.get("exit_returns"))
+        c.check(run, "the rest served in userspace",
+                total.get("pm_user_reads") == all_reads - served,
+                "pm_user_reads=%s" % total.get("pm_user_reads"))
     elif run.mode == "reflect-user":
         c.check(run, "registered", st.get("registered") == 1, str(st))
         c.check(run, "handler ran exactly once per read",
@@ -168,6 +192,13 @@ def main():
     for vcpus in (1, 4):
         runs.append(lab.Run("%s-window-%d" % (reflect, vcpus), reflect, vcpus,
                             n // vcpus, k // vcpus, ["--window"]))
+    if reflect == "reflect-user":
+        # A fault in the handler, in each entry: the stubs' report.
+        for gm in ("long", "pae", "32"):
+            runs.append(lab.Run("reflect-user-fault-%s" % gm, reflect, 1,
+                                n // 10, k // 10,
+                                ["--guest-mode=%s" % gm,
+                                 "--fault-test=%d" % FAULT_AT]))
     rc, _ = lab.run_lab(runs, modules=args.modules, icount=True)
     c = Checker()
     if rc == 125:
