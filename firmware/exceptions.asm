@@ -21,7 +21,7 @@ exc_stubs:
 %assign vec 0
 %rep IDT_VECTORS
 	align	16, int3
-  %if vec == 8 || (vec >= 10 && vec <= 14) || vec == 17 || vec == 21 || vec == 29 || vec == 30
+  %if EXC_HAS_ERROR_CODE(vec)
 	push	vec			; the CPU pushed an error code
   %else
 	push	0			; no error code: keep one frame layout

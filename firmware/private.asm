@@ -25,6 +25,20 @@
 
 	bits	64
 
+; REGION_ENTRY mode, cr3's region offset, VA of region offset 0 in the
+; entry's address space, entry point's offset in the blob, IDT's region
+; offset, IDT limit: one struct pvsmm_entry of the descriptor at R12.
+%macro REGION_ENTRY 6
+	lea	rdi, [r12 + PVSMM_DESC_entry + %1 * PVSMM_ENTRY_SIZE]
+	lea	rax, [r12 + %2]
+	mov	[rdi + PVSMM_ENTRY_cr3], rax
+	mov	rax, %3
+	mov	rdx, %4
+	mov	ecx, %5
+	mov	esi, (%6 << 16) | PVSMM_PRIVATE_GDT_MIN_LIMIT
+	call	fill_region_entry
+%endmacro
+
 ; build_private_region: R12 = region base (4 KiB aligned, below 4 GiB,
 ; zeroed), R13D = vCPU areas.  Identity-mapped.  Clobbers RAX, RCX, RDX,
 ; RSI, RDI, R8-R10.
@@ -129,32 +143,12 @@ build_private_region:
 	lea	rax, [r12 + PVSMM_REGION_PML5]
 	mov	[r12 + PVSMM_DESC_cr3_la57], rax
 
-	lea	rdi, [r12 + PVSMM_DESC_entry + PVSMM_MODE_LONG * PVSMM_ENTRY_SIZE]
-	lea	rax, [r12 + PVSMM_REGION_PML4]
-	mov	[rdi + PVSMM_ENTRY_cr3], rax
-	mov	rax, PVSMM_WINDOW_BASE
-	mov	rdx, HANDLER_ENTRY64_OFF
-	mov	ecx, PVSMM_REGION_IDT64
-	mov	esi, (PVSMM_PRIVATE_IDT64_MIN_LIMIT << 16) | PVSMM_PRIVATE_GDT_MIN_LIMIT
-	call	fill_region_entry
-
-	lea	rdi, [r12 + PVSMM_DESC_entry + PVSMM_MODE_PAE * PVSMM_ENTRY_SIZE]
-	lea	rax, [r12 + PVSMM_REGION_PAE_PDPT]
-	mov	[rdi + PVSMM_ENTRY_cr3], rax
-	mov	rax, r12
-	mov	rdx, HANDLER_ENTRY32_OFF
-	mov	ecx, PVSMM_REGION_IDT32
-	mov	esi, (PVSMM_PRIVATE_IDT32_MIN_LIMIT << 16) | PVSMM_PRIVATE_GDT_MIN_LIMIT
-	call	fill_region_entry
-
-	lea	rdi, [r12 + PVSMM_DESC_entry + PVSMM_MODE_32 * PVSMM_ENTRY_SIZE]
-	lea	rax, [r12 + PVSMM_REGION_PD32]
-	mov	[rdi + PVSMM_ENTRY_cr3], rax
-	mov	rax, r12
-	mov	rdx, HANDLER_ENTRY32_OFF
-	mov	ecx, PVSMM_REGION_IDT32
-	mov	esi, (PVSMM_PRIVATE_IDT32_MIN_LIMIT << 16) | PVSMM_PRIVATE_GDT_MIN_LIMIT
-	call	fill_region_entry
+	REGION_ENTRY PVSMM_MODE_LONG, PVSMM_REGION_PML4, PVSMM_WINDOW_BASE, \
+		HANDLER_ENTRY64_OFF, PVSMM_REGION_IDT64, PVSMM_PRIVATE_IDT64_MIN_LIMIT
+	REGION_ENTRY PVSMM_MODE_PAE, PVSMM_REGION_PAE_PDPT, r12, \
+		HANDLER_ENTRY32_OFF, PVSMM_REGION_IDT32, PVSMM_PRIVATE_IDT32_MIN_LIMIT
+	REGION_ENTRY PVSMM_MODE_32, PVSMM_REGION_PD32, r12, \
+		HANDLER_ENTRY32_OFF, PVSMM_REGION_IDT32, PVSMM_PRIVATE_IDT32_MIN_LIMIT
 	ret
 
 ; fill_region_entry: RDI = the entry, RAX = the VA of region offset 0 in
@@ -193,24 +187,12 @@ map_region_page:
 
 	; PAE: PDPT[gpa >> 30] -> directory of that GiB, PD[gpa >> 21 & 511]
 	; -> table of that 2 MiB, PT[gpa >> 12 & 511] -> the page.
-	mov	esi, edx
-	shr	esi, 30
-	mov	edi, r12d
-	shr	edi, 30
-	sub	esi, edi			; 0 or 1: which directory
-	shl	esi, 12
-	lea	rsi, [r12 + rsi + PVSMM_REGION_PAE_PD]
+	REGION_TABLE_OF esi, edi, edx, r12d, 30, PVSMM_REGION_PAE_PD
 	mov	edi, edx
 	shr	edi, 30
 	lea	r8, [rsi + REGION_PDPTE_FLAGS]
 	mov	[r12 + PVSMM_REGION_PAE_PDPT + rdi * 8], r8
-	mov	r8d, edx
-	shr	r8d, 21
-	mov	r9d, r12d
-	shr	r9d, 21
-	sub	r8d, r9d			; 0 or 1: which table
-	shl	r8d, 12
-	lea	r8, [r12 + r8 + PVSMM_REGION_PAE_PT]
+	REGION_TABLE_OF r8d, r9d, edx, r12d, 21, PVSMM_REGION_PAE_PT
 	mov	edi, edx
 	shr	edi, 21
 	and	edi, 511
@@ -223,13 +205,7 @@ map_region_page:
 	mov	[r8 + rdi * 8], r9
 
 	; 2-level: PD[gpa >> 22] -> table of that 4 MiB, PT[gpa >> 12 & 1023].
-	mov	r8d, edx
-	shr	r8d, 22
-	mov	r9d, r12d
-	shr	r9d, 22
-	sub	r8d, r9d
-	shl	r8d, 12
-	lea	r8, [r12 + r8 + PVSMM_REGION_PT32]
+	REGION_TABLE_OF r8d, r9d, edx, r12d, 22, PVSMM_REGION_PT32
 	mov	edi, edx
 	shr	edi, 22
 	lea	r9d, [r8 + REGION_TABLE_FLAGS]

@@ -43,15 +43,9 @@ selftest_phases32:
 	bits	32
 phases32_compat:
 	; Compatibility mode on the boot map (identity: the next instruction
-	; is where we expect it after each change).  Paging off leaves IA-32e
-	; mode; then the mode's tables.
-	mov	eax, cr0
-	and	eax, ~CR0_PG
-	mov	cr0, eax
-	mov	ecx, MSR_EFER
-	rdmsr
-	and	eax, ~EFER_LME
-	wrmsr
+	; is where we expect it after each change).  Out of IA-32e mode, then
+	; the mode's tables.
+	LEAVE_IA32E
 	mov	eax, cr4
 	mov	ecx, ebx
 	shl	ecx, 5			; this vCPU's own PDPT (paging.asm)
@@ -212,7 +206,7 @@ exc32_stubs:
 %assign vec 0
 %rep IDT_VECTORS
 	align	16, int3
-  %if vec == 8 || (vec >= 10 && vec <= 14) || vec == 17 || vec == 21 || vec == 29 || vec == 30
+  %if EXC_HAS_ERROR_CODE(vec)
 	push	vec			; the CPU pushed an error code
   %else
 	push	0

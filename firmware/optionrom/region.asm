@@ -395,24 +395,12 @@ map_page:
 
 	; PAE: PDPT[gpa >> 30] -> directory 0/1, PD[gpa >> 21 & 511] ->
 	; table 0/1, PT[gpa >> 12 & 511] -> the page.
-	mov	eax, edi
-	shr	eax, 30
-	mov	ecx, ebx
-	shr	ecx, 30
-	sub	eax, ecx
-	shl	eax, 12
-	lea	edx, [ebx + eax + PVSMM_REGION_PAE_PD]	; its directory
+	REGION_TABLE_OF edx, ecx, edi, ebx, 30, PVSMM_REGION_PAE_PD
 	mov	eax, edi
 	shr	eax, 30
 	lea	ecx, [edx + REGION_PDPTE_FLAGS]
 	mov	[fs:ebx + eax * 8 + PVSMM_REGION_PAE_PDPT], ecx
-	mov	eax, edi
-	shr	eax, 21
-	mov	ecx, ebx
-	shr	ecx, 21
-	sub	eax, ecx
-	shl	eax, 12
-	lea	ecx, [ebx + eax + PVSMM_REGION_PAE_PT]	; its table
+	REGION_TABLE_OF ecx, eax, edi, ebx, 21, PVSMM_REGION_PAE_PT
 	mov	eax, edi
 	shr	eax, 21
 	and	eax, 511
@@ -427,13 +415,7 @@ map_page:
 	mov	[fs:ecx + eax * 8], edx
 
 	; 2-level: PD[gpa >> 22] -> table 0/1, PT[gpa >> 12 & 1023].
-	mov	eax, edi
-	shr	eax, 22
-	mov	ecx, ebx
-	shr	ecx, 22
-	sub	eax, ecx
-	shl	eax, 12
-	lea	ecx, [ebx + eax + PVSMM_REGION_PT32]	; its table
+	REGION_TABLE_OF ecx, eax, edi, ebx, 22, PVSMM_REGION_PT32
 	mov	eax, edi
 	shr	eax, 22
 	lea	edx, [ecx + REGION_TABLE_FLAGS]
