@@ -18,18 +18,7 @@
 
 	align	16
 exc_stubs:
-%assign vec 0
-%rep IDT_VECTORS
-	align	16, int3
-  %if EXC_HAS_ERROR_CODE(vec)
-	push	vec			; the CPU pushed an error code
-  %else
-	push	0			; no error code: keep one frame layout
-	push	vec
-  %endif
-	jmp	exc_common
-%assign vec vec + 1
-%endrep
+	EXC_REPORT_STUBS exc_common
 
 ; build_idt: 32 interrupt gates, selector SEL_CODE64, IST 0, DPL 0.
 ; Clobbers RAX, RCX, RDX, RDI.
@@ -38,14 +27,7 @@ build_idt:
 	lea	rdx, [exc_stubs]
 	mov	ecx, IDT_VECTORS
 .gate:
-	mov	eax, edx
-	and	eax, 0xffff
-	or	eax, SEL_CODE64 << 16
-	mov	[rdi], eax		; offset 15:0, selector
-	mov	eax, edx
-	and	eax, 0xffff0000
-	or	eax, 0x8e00		; present, DPL 0, 64-bit interrupt gate
-	mov	[rdi + 4], eax		; type, offset 31:16
+	IDT_GATE_DWORDS [rdi], [rdi + 4], edx, SEL_CODE64, 0x8e00
 	mov	rax, rdx
 	shr	rax, 32
 	mov	[rdi + 8], rax		; offset 63:32, reserved

@@ -60,14 +60,7 @@ build_private_region:
 	mov	rdx, PVSMM_WINDOW_BASE + PVSMM_REGION_CODE + HANDLER_STUBS64_OFF
 	xor	ecx, ecx
 .idt64:
-	mov	eax, edx
-	and	eax, 0xffff
-	or	eax, PVSMM_PRIVATE_CS64 << 16
-	mov	[rdi], eax			; offset 15:0, selector
-	mov	eax, edx
-	and	eax, 0xffff0000
-	or	eax, IDT64_GATE_TYPE
-	mov	[rdi + 4], eax			; offset 31:16, type
+	IDT_GATE_DWORDS [rdi], [rdi + 4], edx, PVSMM_PRIVATE_CS64, IDT64_GATE_TYPE
 	mov	rax, rdx
 	shr	rax, 32
 	mov	[rdi + 8], rax			; offset 63:32, reserved
@@ -82,14 +75,7 @@ build_private_region:
 	lea	edx, [r12 + PVSMM_REGION_CODE + HANDLER_STUBS32_OFF]
 	xor	ecx, ecx
 .idt32:
-	mov	eax, edx
-	and	eax, 0xffff
-	or	eax, PVSMM_PRIVATE_CS32 << 16
-	mov	[rdi], eax
-	mov	eax, edx
-	and	eax, 0xffff0000
-	or	eax, IDT32_GATE_TYPE
-	mov	[rdi + 4], eax
+	IDT_GATE_DWORDS [rdi], [rdi + 4], edx, PVSMM_PRIVATE_CS32, IDT32_GATE_TYPE
 	add	edx, 16
 	add	rdi, 8
 	inc	ecx

@@ -203,18 +203,7 @@ idt32_desc:
 
 	align	16
 exc32_stubs:
-%assign vec 0
-%rep IDT_VECTORS
-	align	16, int3
-  %if EXC_HAS_ERROR_CODE(vec)
-	push	vec			; the CPU pushed an error code
-  %else
-	push	0
-	push	vec
-  %endif
-	jmp	exc32_common
-%assign vec vec + 1
-%endrep
+	EXC_REPORT_STUBS exc32_common
 	times	-($ - exc32_stubs > IDT_VECTORS * 16) db 0	; stride 16
 exc32_common:
 	pop	eax			; vector
@@ -236,14 +225,7 @@ build_idt32:
 	lea	edx, [exc32_stubs]
 	mov	ecx, IDT_VECTORS
 .gate:
-	mov	eax, edx
-	and	eax, 0xffff
-	or	eax, SEL_CODE32 << 16
-	mov	[rdi], eax
-	mov	eax, edx
-	and	eax, 0xffff0000
-	or	eax, 0x8e00		; present, DPL 0, 32-bit interrupt gate
-	mov	[rdi + 4], eax
+	IDT_GATE_DWORDS [rdi], [rdi + 4], edx, SEL_CODE32, 0x8e00
 	add	edx, 16			; the stubs' stride
 	add	edi, 8
 	loop	.gate

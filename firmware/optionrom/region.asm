@@ -252,23 +252,9 @@ fill_region:
 	lea	ebp, [ebx + PVSMM_REGION_CODE + HANDLER_STUBS32_OFF]
 	mov	ecx, 32
 .gates:
-	mov	eax, edx
-	and	eax, 0xffff
-	or	eax, PVSMM_PRIVATE_CS64 << 16
-	mov	[fs:edi], eax
-	mov	eax, edx
-	and	eax, 0xffff0000
-	or	eax, IDT64_GATE_TYPE
-	mov	[fs:edi + 4], eax
+	IDT_GATE_DWORDS [fs:edi], [fs:edi + 4], edx, PVSMM_PRIVATE_CS64, IDT64_GATE_TYPE
 	mov	dword [fs:edi + 8], WINDOW_HI
-	mov	eax, ebp
-	and	eax, 0xffff
-	or	eax, PVSMM_PRIVATE_CS32 << 16
-	mov	[fs:esi], eax
-	mov	eax, ebp
-	and	eax, 0xffff0000
-	or	eax, IDT32_GATE_TYPE
-	mov	[fs:esi + 4], eax
+	IDT_GATE_DWORDS [fs:esi], [fs:esi + 4], ebp, PVSMM_PRIVATE_CS32, IDT32_GATE_TYPE
 	add	edx, 16
 	add	ebp, 16
 	add	edi, 16
