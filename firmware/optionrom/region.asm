@@ -220,6 +220,22 @@ unreal_flat:
 	dq	0x00cf93000000ffff	; data, base 0, limit 4 GiB, writable
 unreal_gdt_end:
 
+; ROM_ENTRY mode, cr3's region offset, VA of region offset 0 in the
+; entry's address space (bits 31:0, 63:32), entry point's offset in the
+; blob, IDT's region offset, IDT limit: one struct pvsmm_entry of the
+; descriptor at EBX.  Clobbers EAX, ECX, EDX, ESI, EDI.
+%macro ROM_ENTRY 7
+	lea	edi, [ebx + PVSMM_DESC_entry + %1 * PVSMM_ENTRY_SIZE]
+	lea	eax, [ebx + %2]
+	mov	esi, %3
+	mov	edx, %4
+	mov	ecx, %5
+	call	fill_entry
+	lea	eax, [esi + %6]
+	mov	[fs:edi + PVSMM_ENTRY_idt_va], eax
+	mov	word [fs:edi + PVSMM_ENTRY_idt_limit], %7
+%endmacro
+
 ; fill_region: ES/FS flat.  Zero the region, copy the handler, build the
 ; GDT, the IDTs, the three address spaces and the descriptor.
 fill_region:
@@ -309,40 +325,18 @@ fill_region:
 	lea	eax, [ebx + PVSMM_REGION_PML5]
 	mov	[fs:ebx + PVSMM_DESC_cr3_la57], eax
 
-	lea	edi, [ebx + PVSMM_DESC_entry + PVSMM_MODE_LONG * PVSMM_ENTRY_SIZE]
-	lea	eax, [ebx + PVSMM_REGION_PML4]
-	xor	esi, esi		; VA of region offset 0: WINDOW_HI:0
-	mov	edx, WINDOW_HI
-	mov	ecx, HANDLER_ENTRY64_OFF
-	call	fill_entry
-	mov	dword [fs:edi + PVSMM_ENTRY_idt_va], PVSMM_REGION_IDT64
-	mov	word [fs:edi + PVSMM_ENTRY_idt_limit], PVSMM_PRIVATE_IDT64_MIN_LIMIT
-
-	lea	edi, [ebx + PVSMM_DESC_entry + PVSMM_MODE_PAE * PVSMM_ENTRY_SIZE]
-	lea	eax, [ebx + PVSMM_REGION_PAE_PDPT]
-	mov	esi, ebx		; identity: VA = GPA
-	xor	edx, edx
-	mov	ecx, HANDLER_ENTRY32_OFF
-	call	fill_entry
-	lea	eax, [ebx + PVSMM_REGION_IDT32]
-	mov	[fs:edi + PVSMM_ENTRY_idt_va], eax
-	mov	word [fs:edi + PVSMM_ENTRY_idt_limit], PVSMM_PRIVATE_IDT32_MIN_LIMIT
-
-	lea	edi, [ebx + PVSMM_DESC_entry + PVSMM_MODE_32 * PVSMM_ENTRY_SIZE]
-	lea	eax, [ebx + PVSMM_REGION_PD32]
-	mov	esi, ebx
-	xor	edx, edx
-	mov	ecx, HANDLER_ENTRY32_OFF
-	call	fill_entry
-	lea	eax, [ebx + PVSMM_REGION_IDT32]
-	mov	[fs:edi + PVSMM_ENTRY_idt_va], eax
-	mov	word [fs:edi + PVSMM_ENTRY_idt_limit], PVSMM_PRIVATE_IDT32_MIN_LIMIT
+	ROM_ENTRY PVSMM_MODE_LONG, PVSMM_REGION_PML4, 0, WINDOW_HI, \
+		HANDLER_ENTRY64_OFF, PVSMM_REGION_IDT64, PVSMM_PRIVATE_IDT64_MIN_LIMIT
+	ROM_ENTRY PVSMM_MODE_PAE, PVSMM_REGION_PAE_PDPT, ebx, 0, \
+		HANDLER_ENTRY32_OFF, PVSMM_REGION_IDT32, PVSMM_PRIVATE_IDT32_MIN_LIMIT
+	ROM_ENTRY PVSMM_MODE_32, PVSMM_REGION_PD32, ebx, 0, \
+		HANDLER_ENTRY32_OFF, PVSMM_REGION_IDT32, PVSMM_PRIVATE_IDT32_MIN_LIMIT
 	ret
 
 ; fill_entry: FS flat, EDI = the entry, EAX = its cr3, EDX:ESI = the VA of
 ; region offset 0 in its address space, ECX = the entry point's offset in
-; the blob.  The IDT's VA and limit are the caller's (idt_va's upper half
-; is set here, to EDX).  Clobbers EAX.
+; the blob.  The IDT's VA (bits 31:0) and limit are ROM_ENTRY's.  Clobbers
+; EAX.
 fill_entry:
 	mov	[fs:edi + PVSMM_ENTRY_cr3], eax
 	lea	eax, [esi + ecx + PVSMM_REGION_CODE]
