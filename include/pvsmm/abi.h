@@ -53,8 +53,9 @@
  *	pointer table, window_pdpt) visible in that slot of the interrupted
  *	address space -- only when the slot is empty, supervisor-only -- and
  *	pushes an iretq frame on the private stack; the handler runs on the
- *	interrupted CR3, stores save_area.sequence into save_area.done and
- *	returns with IRETQ: no second exit.  The host records every PML4 entry
+ *	interrupted CR3, CS and SS, completes the frame with CS and SS, stores
+ *	save_area.sequence into save_area.done and returns with IRETQ: no
+ *	second exit.  The host records every PML4 entry
  *	it filled and clears them again when the registration ends (a new
  *	registration, a disable, a vCPU reset).  It is used only in 64-bit
  *	mode with 4-level paging, with TDP, and never with CR4.CET set (an
@@ -300,7 +301,12 @@ struct pvsmm_save_area {
 
 #define PVSMM_SAVE_AREA_SIZE		128
 
-/* The iretq frame the host pushes for PVSMM_RETURN_IRET, at entry RSP. */
+/*
+ * The iretq frame the host pushes for PVSMM_RETURN_IRET, at entry RSP.  The
+ * host writes rip (after the IN), rflags and rsp, and zeroes cs and ss: the
+ * handler, which runs on the interrupted CS and SS, stores them itself
+ * (mov [rsp + 8], cs; mov [rsp + 32], ss) before its IRETQ.
+ */
 struct pvsmm_iret_frame {
 	__u64 rip;
 	__u64 cs;
