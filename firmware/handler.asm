@@ -24,8 +24,8 @@
 ; its own copy when the handler's 32-bit OUT to save_area.return_port
 ; carries the value in EAX.  On the window path (PVSMM_RETURN_IRET, 64-bit
 ; only) the handler merges the value into RAX as IN does, preserves every
-; other register, stores save_area.sequence into save_area.done and
-; returns with IRETQ.
+; other register, completes the iretq frame with CS and SS, stores
+; save_area.sequence into save_area.done and returns with IRETQ.
 ;
 ; The value: ticks = the PM timer at this instant from the save area's
 ; pvclock copy (pm_math.asm), and a read of byte k of the 32-bit PM_TMR
@@ -87,6 +87,10 @@ pvsmm_entry64:
 	pop	rsi
 	pop	rdx
 	pop	rcx
+	; The frame's CS and SS are ours to fill (abi.h): we run on the
+	; interrupted ones, the host left the slots zero.
+	mov	[rsp + 8], cs
+	mov	[rsp + 32], ss
 	; Completion mark, memory to memory through the stack: no register
 	; of the interrupted context is needed for it.  RDI goes last, it is
 	; our base pointer.

@@ -10,7 +10,8 @@
 ;    pvclock and access, loads a known pattern into every register and
 ;    enters the handler with RFLAGS = 0x2 and RDI = the save area;
 ;  - window cases (64-bit entry, IRETQ): an iretq frame on the private
-;    stack; afterwards RAX (the value within the ticks of the TSC
+;    stack with CS and SS left zero for the handler to fill (abi.h: it
+;    runs on the interrupted ones, here the firmware's); afterwards RAX (the value within the ticks of the TSC
 ;    before/after, shifted for the port's byte, merged by access size),
 ;    every other register, RFLAGS, RSP, handler_runs and done == sequence
 ;    are checked;
@@ -297,10 +298,10 @@ hcheck_one:
 	mov	edi, HC_FRAME
 	lea	rax, [hcheck_resume]
 	mov	[rdi + 0], rax
-	mov	qword [rdi + 8], SEL_CODE64
+	mov	qword [rdi + 8], 0		; CS, SS: the handler's to fill
 	mov	qword [rdi + 16], HC_RFLAGS
 	mov	[rdi + 24], rsp
-	mov	qword [rdi + 32], SEL_DATA
+	mov	qword [rdi + 32], 0
 	mov	[abs SH_SIM_RSP], rsp
 	xor	eax, eax
 	cmp	r9d, HC_WINDOW

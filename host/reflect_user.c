@@ -419,16 +419,14 @@ static void write_save_area(uint8_t *area, const struct pvsmm_save_area *sa)
 }
 
 static bool enter_window(struct vcpu *v, const struct pvsmm_entry *e,
-			 uint8_t *area, struct kvm_regs *regs,
-			 const struct kvm_sregs2 *sregs, uint64_t next_rip)
+			 uint8_t *area, struct kvm_regs *regs, uint64_t next_rip)
 {
 	uint64_t area_va = e->percpu_va + (uint64_t)v->index * PVSMM_PERCPU_SIZE;
+	/* CS and SS stay zero: the handler runs on them and fills them in. */
 	struct pvsmm_iret_frame frame = {
 		.rip = next_rip,
-		.cs = sregs->cs.selector,
 		.rflags = regs->rflags,
 		.rsp = regs->rsp,
-		.ss = sregs->ss.selector,
 	};
 
 	memcpy(area + PVSMM_PERCPU_SIZE - sizeof(frame), &frame, sizeof(frame));
@@ -587,8 +585,7 @@ bool reflect_user_enter(struct vcpu *v)
 	write_save_area(area, &sa);
 
 	if (window) {
-		if (!enter_window(v, &d->entry[mode], area, &regs, &sregs,
-				  next_rip))
+		if (!enter_window(v, &d->entry[mode], area, &regs, next_rip))
 			return true;	/* the VM is stopping */
 		r->window_area_gpa = area_gpa;
 		r->window_sequence = sa.sequence;
