@@ -9,10 +9,14 @@
 # per-vCPU areas at their GPAs, GDT/IDT, loops).
 #
 #   wx-selftest   the self-test image (its region at PVSMM_FW_PRIVATE_GPA)
-#   wx-optionrom  the option ROM's test image under SeaBIOS (q35; its
-#                 region where SeaBIOS's PMM put it, from the ROM's line)
-# The UEFI driver builds its region with firmware/uefi/region.h, which the
-# VMM's unit tests validate (host/tests/desc.c).
+#   wx-optionrom  the option ROM's test image under SeaBIOS (q35, 4 vCPUs;
+#                 its region where SeaBIOS's PMM put it, from the ROM's
+#                 line; no VGA, so that SeaBIOS copies INT 10h to COM1)
+#   wx-uefi       the UEFI driver's test image under OVMF (q35), loaded
+#                 from the UEFI shell's startup.nsh; the region where
+#                 OVMF's AllocatePages put it, from the driver's line
+# (The driver's builder, firmware/uefi/region.h, is also validated by the
+# VMM's unit tests, host/tests/desc.c.)
 #
 # Usage: firmware/region-check.sh   (from the repository root)
 set -eu
@@ -21,6 +25,7 @@ OUT=build/firmware
 QEMU=${QEMU:-qemu-system-x86_64}
 make -s -C firmware all
 make -s -C firmware/optionrom test-image
+make -s -C firmware/uefi test-image
 make -s -C host "$PWD/build/host/region-check"
 
 fail=0
@@ -37,7 +42,7 @@ dump() {
 	python3 - "$log" "$sock" "$pattern" "$OUT/$name.ram" <<'PY' || kill "$pid"
 import os, socket, sys, time
 log, sock, pattern, ram = sys.argv[1:]
-deadline = time.time() + 120
+deadline = time.time() + 300
 while time.time() < deadline:
     if os.path.exists(log) and pattern in open(log, errors="replace").read():
         break
@@ -79,5 +84,20 @@ dump wx-optionrom "vCPU areas at" -machine q35 -smp 4 \
 rom_base=$(sed -n 's/.*vCPU areas at \(0x\)\{0,1\}\([0-9a-fA-F]*\).*/0x\2/p' \
 	"$OUT/wx-optionrom.log" | head -n 1)
 check wx-optionrom "${rom_base:-0}"
+
+ovmf=/usr/share/OVMF
+esp=$OUT/wx-uefi-esp
+rm -rf "$esp"
+mkdir -p "$esp"
+cp "$OUT/pvsmm-test.efi" "$esp/"
+printf '%s\r\n' "fs0:" "load pvsmm-test.efi" >"$esp/startup.nsh"
+cp "$ovmf/OVMF_VARS_4M.fd" "$OUT/wx-uefi-vars.fd"
+dump wx-uefi "vCPU areas at" -machine q35 \
+	-drive "if=pflash,format=raw,readonly=on,file=$ovmf/OVMF_CODE_4M.fd" \
+	-drive "if=pflash,format=raw,file=$OUT/wx-uefi-vars.fd" \
+	-drive "file=fat:rw:$esp,format=raw"
+uefi_base=$(sed -n 's/.*vCPU areas at \(0x\)\{0,1\}\([0-9a-fA-F]*\).*/0x\2/p' \
+	"$OUT/wx-uefi.log" | head -n 1)
+check wx-uefi "${uefi_base:-0}"
 
 exit $fail
