@@ -3,8 +3,8 @@
 #
 # The firmwares' private regions against the host's rules: each firmware
 # builds its region under plain QEMU (no pvsmm host, nothing registered),
-# QEMU dumps the guest's RAM, and build/host/region-check validates the
-# region with the VMM's own descriptor validation (host/descriptor.c: W^X,
+# QEMU dumps the guest's RAM, and build/tests/region-check validates the
+# region with the VMM's own descriptor validation (host/vmm/descriptor.c: W^X,
 # supervisor-only, 4 KiB leaves and no NX in the 32-bit tables, the
 # per-vCPU areas at their GPAs, GDT/IDT, loops).
 #
@@ -16,7 +16,7 @@
 #                 from the UEFI shell's startup.nsh; the region where
 #                 OVMF's AllocatePages put it, from the driver's line
 # (The driver's builder, firmware/uefi/region.h, is also validated by the
-# VMM's unit tests, host/tests/desc.c.)
+# VMM's unit tests, tests/unit/desc.c.)
 #
 # Usage: firmware/region-check.sh   (from the repository root)
 set -eu
@@ -26,7 +26,7 @@ QEMU=${QEMU:-qemu-system-x86_64}
 make -s -C firmware all
 make -s -C firmware/optionrom test-image
 make -s -C firmware/uefi test-image
-make -s -C host "$PWD/build/host/region-check"
+make -s build/tests/region-check
 
 fail=0
 # dump NAME PATTERN QEMU-ARGS...: boots, waits for PATTERN on the serial
@@ -66,7 +66,7 @@ PY
 check() {
 	name=$1 base=$2
 	if [ -s "$OUT/$name.ram" ] &&
-	   out=$(build/host/region-check "$OUT/$name.ram" "$base"); then
+	   out=$(build/tests/region-check "$OUT/$name.ram" "$base"); then
 		echo "PASS $name: $out"
 		rm -f "$OUT/$name.ram"
 	else

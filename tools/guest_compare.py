@@ -10,7 +10,7 @@ times are wall-clock time of an emulated machine: compare the rows of one
 run with each other, as ratios; the exit counts are exact whatever the
 speed.  Each configuration runs --repeat times (interleaved) and the
 fastest run makes the row: load from elsewhere on the lab's host only
-ever slows a run down.  What each column counts is written out in tests/guest/guestlab.py.
+ever slows a run down.  What each column counts is written out in pylib/pvsmmlab/guestlab.py.
 Writes results/guest.json and results/guest.png (cost per call by mode,
 grouped per guest) and prints the table.
 """
@@ -25,8 +25,8 @@ import tempfile
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.dont_write_bytecode = True  # keep the source tree clean
-sys.path.insert(0, os.path.join(TOP, "tests", "guest"))
-import guestlab  # noqa: E402
+sys.path.insert(0, os.path.join(TOP, "pylib"))
+from pvsmmlab import guestlab  # noqa: E402
 
 ORDER = ["qemu", "qemu-rom", "user", "reflect-user", "kernel-emu", "reflect"]
 

@@ -1,30 +1,57 @@
 #!/bin/sh
-# Installs the Debian 12 packages pvsmm needs, if any is missing.
-# Everything comes from Debian: QEMU (the lab), Debian's kernel image,
-# headers and source (pinned to one version through the metapackages, so
-# rebuilt KVM modules load into the lab's kernel), busybox, nasm.
-# For KVM users: dkms (make install), gnu-efi (the UEFI driver), ovmf.
-# clang and its runtime libraries: libFuzzer for make kvm-fuzz.
-# The real-Linux guests (tests/guest) add gcc-multilib (gtod-bench built
-# with -m32, and the firmware's 32-bit time math test, which qemu-user runs
-# where the kernel has no 32-bit support), gnuplot-nox (results/guest.png) and the i386 architecture:
-# their i386 kernel and busybox are fetched with `apt-get download`.
+# Installs the Debian 12 packages that a set of pvsmm's targets needs, if
+# any is missing.  Usage: tools/install-deps.sh SET...  (default: all)
+#
+#   build    firmware, VMM, shim, option ROM and the unit tests: a C
+#            compiler, make, nasm, iasl (the VMM's DSDT is ASL), python3
+#            (the ROM checksum, the unit runner), gcc-multilib and
+#            qemu-user (the firmware's 32-bit time math is unit-tested as
+#            a -m32 binary, run by qemu-i386 where the kernel cannot)
+#   uefi     gnu-efi, for the UEFI driver (make uefi)
+#   lab      the nested lab: QEMU, Debian's kernel image, headers and
+#            source (pinned to one version through the metapackages, so
+#            rebuilt KVM modules load into the lab's kernel), busybox;
+#            the real-Linux guests (gtod-bench -m32 with the build set's
+#            gcc-multilib, gnuplot-nox for results/guest.png, and the i386
+#            architecture: their i386 kernel and busybox come with
+#            `apt-get download`);
+#            OVMF; QEMU's build dependencies (make qemu-pvsmm, qemu-lab);
+#            clang and its runtime libraries (libFuzzer, make kvm-fuzz)
+#   install  dkms, for make install and make dkms-check
+#   all      every set (make deps, make check)
 set -eu
 
-packages="gcc make libc6-dev python3 qemu-system-x86 nasm busybox-static cpio
-	xz-utils patch linux-image-amd64 linux-headers-amd64 linux-source-6.1 perl
-	gcc-multilib qemu-user gnuplot-nox
-	dkms gnu-efi ovmf
+build="gcc make libc6-dev nasm acpica-tools python3 gcc-multilib qemu-user"
+uefi="gnu-efi"
+lab="qemu-system-x86 busybox-static cpio xz-utils patch linux-image-amd64
+	linux-headers-amd64 linux-source-6.1 perl gnuplot-nox ovmf
 	dpkg-dev meson ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev
 	clang libclang-rt-14-dev"
+install="dkms"
+
+packages="" need_i386=0
+[ $# -gt 0 ] || set -- all
+for set in "$@"; do
+	case $set in
+	build) packages="$packages $build" ;;
+	uefi) packages="$packages $uefi" ;;
+	lab) packages="$packages $build $lab" ;;
+	install) packages="$packages $install" ;;
+	all) packages="$packages $build $uefi $lab $install" ;;
+	*) echo "install-deps: unknown set '$set' (build, uefi, lab, install, all)" >&2
+	   exit 2 ;;
+	esac
+	case $set in lab|all)
+		dpkg --print-foreign-architectures | grep -qx i386 || need_i386=1 ;;
+	esac
+done
 
 missing=""
 for p in $packages; do
+	case " $missing " in *" $p "*) continue ;; esac
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 		missing="$missing $p"
 done
-need_i386=0
-dpkg --print-foreign-architectures | grep -qx i386 || need_i386=1
 [ -z "$missing" ] && [ $need_i386 = 0 ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then

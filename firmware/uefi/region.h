@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The handler's private region in C: the UEFI driver builds its region
- * with this, and the VMM's unit tests (host/tests/desc.c) build their good
+ * with this, and the VMM's unit tests (tests/unit/desc.c) build their good
  * descriptor with it and walk it with the VMM's validator, so the driver's
  * tables are checked by the same rules as the host's.  The self-test image
  * (firmware/private.asm) and the option ROM (firmware/optionrom/region.asm)

@@ -25,7 +25,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-KVER=${KVER:-6.1.0-57-amd64}
+KVER=${KVER:-$("$root/tools/kver.sh")}	# Debian's kernel: tools/kver.sh
 KDIR=${KDIR:-/lib/modules/$KVER/build}
 SRC_TAR=${SRC_TAR:-/usr/src/linux-source-6.1.tar.xz}
 JOBS=${JOBS:-2}

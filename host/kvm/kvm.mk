@@ -15,7 +15,7 @@
 
 .PHONY: kvm-modules kvm-checkpatch kvm-lab-check kvm-fuzz kvm-robust kvm-stress
 
-kvm-modules:
+kvm-modules: | deps-lab
 	host/kvm/build.sh
 
 kvm-checkpatch:

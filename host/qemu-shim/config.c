@@ -10,7 +10,10 @@
  *                              machines)
  *   PVSMM_REFLECT=0            observe only: counters and marks, but no
  *                              reflection (stock behaviour, for comparison)
- *   PVSMM_FORCE_EXIT=1         never take the IRETQ fast path (testing)
+ *   PVSMM_WINDOW=1             allow the window path (IRETQ through PML4
+ *                              slot 271), for guests whose layout leaves
+ *                              that slot to the hypervisor (x86-64 Linux,
+ *                              Windows 7/2008 R2; see the README)
  *   PVSMM_EPOCH=0              leave kvmclock alone (see epoch.c)
  *   PVSMM_MARKER_PORT=PORT     an OUT there prints the counters (report.c)
  *   PVSMM_VERBOSE=1            say more
@@ -21,7 +24,8 @@
 
 #include <pvsmm/abi.h>
 
-#include "shim.h"
+#include "config.h"
+#include "log.h"
 
 struct shim_config shim_cfg = { .marker_port = -1, .epoch = true, .reflect = true };
 
@@ -55,8 +59,8 @@ void config_load(void)
 	shim_cfg.verbose = env_flag("PVSMM_VERBOSE", false);
 	shim_cfg.epoch = env_flag("PVSMM_EPOCH", true);
 	shim_cfg.reflect = env_flag("PVSMM_REFLECT", true);
-	if (env_flag("PVSMM_FORCE_EXIT", false))
-		shim_cfg.cap_flags |= PVSMM_CAP_FORCE_EXIT_RETURN;
+	if (env_flag("PVSMM_WINDOW", false))
+		shim_cfg.cap_flags |= PVSMM_CAP_WINDOW;
 
 	shim_cfg.return_port = PVSMM_DEFAULT_RETURN_PORT;
 	s = getenv("PVSMM_RETURN_PORT");
@@ -102,4 +106,9 @@ void config_load(void)
 bad:
 	shim_log("PVSMM_PORTS='%s' is not FIRST[+COUNT] with 1..%d ports: not enabling pvsmm",
 		 s, PVSMM_MAX_PORTS);
+}
+
+bool port_is_reflected(uint16_t port)
+{
+	return (uint16_t)(port - shim_cfg.first_port) < shim_cfg.nr_ports;
 }

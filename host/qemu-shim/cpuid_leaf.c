@@ -12,17 +12,19 @@
  * signature (e.g. -cpu ...,kvm=off) means no leaf: the guest would not
  * look for it anyway.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <pvsmm/abi.h>
 
-#include "shim.h"
+#include "config.h"
+#include "cpuid_leaf.h"
+#include "log.h"
 
 #define KVM_SIG_EBX	0x4b4d564b	/* "KVMK" */
 #define KVM_SIG_ECX	0x564b4d56	/* "VMKV" */
 #define KVM_SIG_EDX	0x0000004d	/* "M\0\0\0" */
-#define KVM_MAX_CPUID_ENTRIES	256	/* arch/x86/include/asm/kvm_host.h */
 
 static struct kvm_cpuid_entry2 *find(struct kvm_cpuid2 *c, uint32_t fn)
 {
@@ -76,8 +78,8 @@ struct kvm_cpuid2 *cpuid_with_pvsmm_leaf(const struct kvm_cpuid2 *in)
 	leaf->function = fn;
 	leaf->eax = PVSMM_CPUID_SIGNATURE;
 	leaf->ebx = PVSMM_FEATURE_REGISTER;
-	if (!(shim_cfg.cap_flags & PVSMM_CAP_FORCE_EXIT_RETURN))
-		leaf->ebx |= PVSMM_FEATURE_IRET_RETURN;
+	if (shim_cfg.cap_flags & PVSMM_CAP_WINDOW)
+		leaf->ebx |= PVSMM_FEATURE_WINDOW;
 	leaf->ecx = PVSMM_MSR_REGISTER;
 	leaf->edx = PVSMM_ABI_VERSION;
 

@@ -23,26 +23,30 @@
  * does not count) -- before the ROM registers and long before the OS
  * starts kvmclock.
  *
- * Limits: done once per QEMU process; kvmclock then runs at the host's
- * raw clock rate and QEMU's clock at the NTP-disciplined one, so they
- * drift apart at the host's NTP frequency correction (parts per million);
- * a stop/cont or a migration restores kvmclock from QEMU's saved value,
- * which can leave them microseconds apart again.  PVSMM_EPOCH=0 turns
- * this off.
+ * Done once per QEMU process, and not at all in one that received a
+ * running guest (incoming migration, loadvm: epoch_incoming), whose
+ * kvmclock came with it and has been read by it.  kvmclock then runs at
+ * the host's raw clock rate and QEMU's clock at the NTP-disciplined one,
+ * so they drift apart at the host's NTP frequency correction (parts per
+ * million); a stop/cont restores kvmclock from QEMU's saved value.  Both
+ * matter only to QEMU's own PM timer device, which with pvsmm enabled
+ * serves no counter read after the alignment: pm_serve.c serves them
+ * from kvmclock.
+ * PVSMM_EPOCH=0 turns this off.
  */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
 
 #include <pvsmm/abi.h>
 
-#include "shim.h"
+#include "config.h"
+#include "epoch.h"
+#include "log.h"
+#include "real_libc.h"
 
 #define EPOCH_SAMPLES	16
 #define TICK_PERIOD	(1ull << 24)
-
-static int (*real_clock_gettime)(clockid_t, struct timespec *);
 
 /* Per vCPU thread: the clock reads QEMU makes while serving one exit. */
 static __thread struct {
@@ -69,22 +73,15 @@ static int64_t now(clockid_t clk)
 {
 	struct timespec ts;
 
-	if (!real_clock_gettime)
-		real_clock_gettime = (int (*)(clockid_t, struct timespec *))
-			dlsym(RTLD_NEXT, "clock_gettime");
-	real_clock_gettime(clk, &ts);
+	shim_real_clock_gettime(clk, &ts);
 	return ts_ns(&ts);
 }
 
 __attribute__((visibility("default")))
 int clock_gettime(clockid_t clk, struct timespec *ts)
 {
-	int r;
+	int r = shim_real_clock_gettime(clk, ts);
 
-	if (!real_clock_gettime)
-		real_clock_gettime = (int (*)(clockid_t, struct timespec *))
-			dlsym(RTLD_NEXT, "clock_gettime");
-	r = real_clock_gettime(clk, ts);
 	if (tl.recording && r == 0 && clk == CLOCK_MONOTONIC) {
 		tl.mono = ts_ns(ts);
 		tl.n++;
@@ -291,4 +288,27 @@ void epoch_before_run(struct shim_vcpu *v)
 	}
 	memcpy(&value, (const char *)run + run->io.data_offset, sizeof(value));
 	add_sample(v, tl.mono, value & PVSMM_PM_TIMER_MASK);
+}
+
+void epoch_incoming(void)
+{
+	pthread_mutex_lock(&elock);
+	if (shim_cfg.epoch && !ep.done) {
+		ep.done = true;
+		shim_log("incoming guest state: kvmclock is the guest's, "
+			 "not lined up with QEMU's PM timer again");
+	}
+	pthread_mutex_unlock(&elock);
+}
+
+bool epoch_settled(void)
+{
+	bool settled;
+
+	if (!shim_cfg.epoch)
+		return true;
+	pthread_mutex_lock(&elock);
+	settled = ep.done;
+	pthread_mutex_unlock(&elock);
+	return settled;
 }

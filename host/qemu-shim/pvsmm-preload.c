@@ -12,77 +12,42 @@
  *  - KVM_SET_CPUID2: adds the pvsmm leaf (KVM base + 0x80).  KVM leaves the
  *    guest's CPUID to userspace and QEMU does not know the leaf; without
  *    it the guest's firmware would not register.
- *  - KVM_SET_MSRS with the reset-time MSRs (QEMU writes MSR_IA32_TSC only
- *    at reset and full-state loads): also writes 0 to PVSMM_MSR_REGISTER.
- *    QEMU does not know that MSR, and a registration surviving a reboot
- *    would point the next boot's BIOS at memory it has not set up yet.
- *  - KVM_RUN: the epoch of QEMU's PM timer (epoch.c) and counters
- *    (report.c).
+ *  - KVM_SET_MSRS that loads a whole vCPU at a system reset: also writes 0
+ *    to PVSMM_MSR_REGISTER (vcpu_load.h says how a reset is told apart
+ *    from CPU hotplug and an incoming migration, which keep it).
+ *  - KVM_RUN: the epoch of QEMU's PM timer (epoch.c), PM timer reads that
+ *    still exit completed from kvmclock (pm_serve.c), counters (report.c).
  *
- * Everything else passes through untouched.  Messages start with
- * "pvsmm-preload:" on stderr.
+ * Everything else passes through untouched.  A pointer QEMU passes that
+ * the shim must read is copied as the kernel would (user_copy.h): a bad
+ * one fails the ioctl with EFAULT, as without the shim, instead of
+ * crashing QEMU.  Messages start with "pvsmm-preload:" on stderr.
  */
-#include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include <pvsmm/abi.h>
 
-#include "shim.h"
+#include "config.h"
+#include "cpuid_leaf.h"
+#include "epoch.h"
+#include "kvm_stats.h"
+#include "log.h"
+#include "pm_serve.h"
+#include "real_libc.h"
+#include "registry.h"
+#include "report.h"
+#include "vcpu_load.h"
+#include "user_copy.h"
 
-#define MSR_IA32_TSC	0x10
-
-static int (*real_ioctl)(int, unsigned long, ...);
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct shim_vm vms[SHIM_MAX_VMS];
-static int nr_vms;
-static struct shim_vcpu vcpus[SHIM_MAX_VCPUS];
-static int nr_vcpus;
-/* Entries are never removed, so a cached pointer stays valid. */
-static __thread struct shim_vcpu *last_vcpu;
-
-void shim_log(const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if (n > (int)sizeof(buf) - 2)
-		n = sizeof(buf) - 2;
-	buf[n++] = '\n';
-	/* One write: lines from several vCPU threads do not interleave. */
-	if (write(STDERR_FILENO, "pvsmm-preload: ", 15) < 0 ||
-	    write(STDERR_FILENO, buf, n) < 0)
-		return;
-}
-
-static void resolve(void)
-{
-	if (!real_ioctl)
-		real_ioctl = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
-}
-
-int shim_real_ioctl(int fd, unsigned long req, void *arg)
-{
-	resolve();
-	return real_ioctl(fd, req, arg);
-}
+#define KVM_MAX_MSR_ENTRIES	255	/* QEMU's MSR_BUF_SIZE; KVM's own limit is higher */
 
 __attribute__((constructor)) static void shim_init(void)
 {
-	resolve();
 	config_load();
 	if (shim_cfg.enabled)
 		shim_log("loaded: reflecting port%s 0x%x%s%.0x, return port 0x%x%s",
@@ -91,47 +56,8 @@ __attribute__((constructor)) static void shim_init(void)
 			 shim_cfg.nr_ports > 1 ?
 				shim_cfg.first_port + shim_cfg.nr_ports - 1 : 0,
 			 shim_cfg.return_port,
-			 shim_cfg.cap_flags & PVSMM_CAP_FORCE_EXIT_RETURN ?
-				", generic return path only" : "");
-}
-
-static struct shim_vm *vm_by_fd(int fd)
-{
-	struct shim_vm *vm = NULL;
-
-	pthread_mutex_lock(&lock);
-	for (int i = 0; i < nr_vms; i++)
-		if (vms[i].fd == fd)
-			vm = &vms[i];
-	pthread_mutex_unlock(&lock);
-	return vm;
-}
-
-struct shim_vcpu *shim_vcpu_by_fd(int fd)
-{
-	struct shim_vcpu *v = last_vcpu;
-
-	if (v && v->fd == fd)
-		return v;
-	v = NULL;
-	pthread_mutex_lock(&lock);
-	for (int i = 0; i < nr_vcpus; i++)
-		if (vcpus[i].fd == fd)
-			v = &vcpus[i];
-	pthread_mutex_unlock(&lock);
-	if (v)
-		last_vcpu = v;
-	return v;
-}
-
-void shim_for_each_vcpu(struct shim_vm *vm,
-			void (*fn)(struct shim_vcpu *, void *), void *opaque)
-{
-	pthread_mutex_lock(&lock);
-	for (int i = 0; i < nr_vcpus; i++)
-		if (vcpus[i].vm == vm)
-			fn(&vcpus[i], opaque);
-	pthread_mutex_unlock(&lock);
+			 shim_cfg.cap_flags & PVSMM_CAP_WINDOW ?
+				", window path allowed" : "");
 }
 
 static void enable_reflection(struct shim_vm *vm)
@@ -143,8 +69,9 @@ static void enable_reflection(struct shim_vm *vm)
 	};
 	int ver;
 
-	ver = real_ioctl(vm->fd, KVM_CHECK_EXTENSION, (long)KVM_CAP_PVSMM_REFLECT);
-	vm->run_size = real_ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
+	ver = shim_real_ioctl(vm->fd, KVM_CHECK_EXTENSION,
+			      (void *)(long)KVM_CAP_PVSMM_REFLECT);
+	vm->run_size = shim_real_ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, NULL);
 	if (!shim_cfg.reflect) {
 		shim_log("PVSMM_REFLECT=0: observing only, pvsmm NOT enabled");
 		return;
@@ -159,7 +86,7 @@ static void enable_reflection(struct shim_vm *vm)
 			 ver, PVSMM_ABI_VERSION);
 		return;
 	}
-	if (real_ioctl(vm->fd, KVM_ENABLE_CAP, &cap)) {
+	if (shim_real_ioctl(vm->fd, KVM_ENABLE_CAP, &cap)) {
 		shim_log("KVM_ENABLE_CAP(KVM_CAP_PVSMM_REFLECT, 0x%x, %u, 0x%x, 0x%x) failed: %s: "
 			 "pvsmm NOT enabled", shim_cfg.first_port, shim_cfg.nr_ports,
 			 shim_cfg.return_port, shim_cfg.cap_flags, strerror(errno));
@@ -171,19 +98,13 @@ static void enable_reflection(struct shim_vm *vm)
 
 static int on_create_vm(int kvm_fd, void *arg)
 {
-	int fd = real_ioctl(kvm_fd, KVM_CREATE_VM, arg);
+	int fd = shim_real_ioctl(kvm_fd, KVM_CREATE_VM, arg);
 	int saved = errno;
-	struct shim_vm *vm = NULL;
+	struct shim_vm *vm;
 
 	if (fd < 0)
 		return fd;
-	pthread_mutex_lock(&lock);
-	if (nr_vms < SHIM_MAX_VMS) {
-		vm = &vms[nr_vms++];
-		vm->fd = fd;
-		vm->kvm_fd = kvm_fd;
-	}
-	pthread_mutex_unlock(&lock);
+	vm = registry_add_vm(fd, kvm_fd);
 	if (vm)
 		enable_reflection(vm);
 	else
@@ -194,38 +115,58 @@ static int on_create_vm(int kvm_fd, void *arg)
 
 static int on_create_vcpu(int vm_fd, void *arg)
 {
-	int fd = real_ioctl(vm_fd, KVM_CREATE_VCPU, arg);
+	int fd = shim_real_ioctl(vm_fd, KVM_CREATE_VCPU, arg);
 	int saved = errno;
-	struct shim_vm *vm = vm_by_fd(vm_fd);
+	struct shim_vm *vm = shim_vm_by_fd(vm_fd);
 
 	/* Tracked even without reflection: epoch.c and report.c help there
 	 * too (the PM timer's epoch, and what reaches QEMU). */
-	if (fd < 0 || !vm)
-		return fd;
-	pthread_mutex_lock(&lock);
-	if (nr_vcpus < SHIM_MAX_VCPUS) {
-		vcpus[nr_vcpus].fd = fd;
-		vcpus[nr_vcpus].id = (int)(long)arg;
-		vcpus[nr_vcpus].vm = vm;
-		nr_vcpus++;
+	if (fd >= 0 && vm) {
+		struct shim_vcpu *v = registry_add_vcpu(vm, fd, (int)(long)arg);
+
+		/* Now, before its thread can sleep in KVM_RUN (registry.h). */
+		if (v && shim_cfg.marker_port >= 0)
+			kvm_stats_open(&v->stats, fd);
 	}
-	pthread_mutex_unlock(&lock);
 	errno = saved;
 	return fd;
+}
+
+/*
+ * A private copy of QEMU's table, read as the kernel would: NULL (errno
+ * EFAULT) when arg is not readable.  Oversized tables are KVM's to
+ * refuse (E2BIG): the copy leaves them out.
+ */
+static struct kvm_cpuid2 *copy_cpuid(const struct kvm_cpuid2 *arg)
+{
+	struct kvm_cpuid2 hdr, *copy;
+	size_t size;
+
+	if (!user_copy(&hdr, arg, sizeof(hdr)) || hdr.nent > KVM_MAX_CPUID_ENTRIES)
+		return NULL;
+	size = sizeof(hdr) + hdr.nent * sizeof(hdr.entries[0]);
+	copy = malloc(size);
+	if (copy && !user_copy(copy, arg, size)) {
+		free(copy);
+		return NULL;
+	}
+	return copy;
 }
 
 static int on_set_cpuid2(int fd, void *arg)
 {
 	struct shim_vcpu *v = shim_vcpu_by_fd(fd);
-	struct kvm_cpuid2 *cpuid;
+	struct kvm_cpuid2 *qemu_table, *cpuid;
 	int r, saved;
 
 	if (!v || !v->vm->reflecting)
-		return real_ioctl(fd, KVM_SET_CPUID2, arg);
-	cpuid = cpuid_with_pvsmm_leaf(arg);
-	if (!cpuid)
-		return real_ioctl(fd, KVM_SET_CPUID2, arg);
-	r = real_ioctl(fd, KVM_SET_CPUID2, cpuid);
+		return shim_real_ioctl(fd, KVM_SET_CPUID2, arg);
+	qemu_table = copy_cpuid(arg);
+	cpuid = qemu_table ? cpuid_with_pvsmm_leaf(qemu_table) : NULL;
+	free(qemu_table);
+	if (!cpuid)	/* KVM answers a bad pointer with EFAULT */
+		return shim_real_ioctl(fd, KVM_SET_CPUID2, arg);
+	r = shim_real_ioctl(fd, KVM_SET_CPUID2, cpuid);
 	saved = errno;
 	free(cpuid);
 	if (r)
@@ -235,61 +176,129 @@ static int on_set_cpuid2(int fd, void *arg)
 	return r;
 }
 
+/* QEMU's MSR list, read as the kernel would; false if unreadable. */
+static bool copy_msrs(const struct kvm_msrs *arg, struct kvm_msrs **out)
+{
+	struct kvm_msrs hdr;
+	size_t size;
+
+	*out = NULL;
+	if (!user_copy(&hdr, arg, sizeof(hdr)) || hdr.nmsrs > KVM_MAX_MSR_ENTRIES)
+		return false;
+	size = sizeof(hdr) + hdr.nmsrs * sizeof(hdr.entries[0]);
+	*out = malloc(size);
+	if (*out && user_copy(*out, arg, size))
+		return true;
+	free(*out);
+	*out = NULL;
+	return false;
+}
+
+static enum vcpu_load load_kind(struct shim_vcpu *v, const struct kvm_msrs *msrs)
+{
+	struct kvm_regs regs;
+	struct kvm_sregs sregs;
+
+	if (!msrs_load_whole_vcpu(msrs))
+		return VCPU_LOAD_PARTIAL;
+	/* QEMU loaded the registers just before the MSRs: read them back. */
+	if (shim_real_ioctl(v->fd, KVM_GET_REGS, &regs) ||
+	    shim_real_ioctl(v->fd, KVM_GET_SREGS, &sregs))
+		return VCPU_LOAD_PARTIAL;
+	return vcpu_load_kind(v->id, &regs, &sregs);
+}
+
 static int on_set_msrs(int fd, void *arg)
 {
-	const struct kvm_msrs *msrs = arg;
 	struct shim_vcpu *v = shim_vcpu_by_fd(fd);
 	struct {
 		struct kvm_msrs hdr;
 		struct kvm_msr_entry entry;
 	} reset = { .hdr.nmsrs = 1, .entry.index = PVSMM_MSR_REGISTER };
-	int r = real_ioctl(fd, KVM_SET_MSRS, arg);
+	struct kvm_msrs *msrs;
+	int r = shim_real_ioctl(fd, KVM_SET_MSRS, arg);
 	int saved = errno;
-	bool full = false;
 
-	if (!v || !v->vm->reflecting || r != (int)msrs->nmsrs)
+	/* KVM itself answers a NULL or bad pointer (EFAULT). */
+	if (r < 0 || !v || !v->vm->reflecting)
 		return r;
-	for (uint32_t i = 0; i < msrs->nmsrs; i++)
-		full |= msrs->entries[i].index == MSR_IA32_TSC;
-	if (full && real_ioctl(fd, KVM_SET_MSRS, &reset) != 1)
-		shim_log("vCPU %d: could not reset PVSMM_MSR_REGISTER", v->id);
-	else if (full && shim_cfg.verbose)
-		shim_log("vCPU %d: reset, registration dropped", v->id);
+	if (!copy_msrs(arg, &msrs) || r != (int)msrs->nmsrs) {
+		free(msrs);
+		errno = saved;
+		return r;
+	}
+	switch (load_kind(v, msrs)) {
+	case VCPU_LOAD_PARTIAL:
+		break;
+	case VCPU_LOAD_RESET:
+		if (shim_real_ioctl(fd, KVM_SET_MSRS, &reset) != 1)
+			shim_log("vCPU %d: could not reset PVSMM_MSR_REGISTER", v->id);
+		else if (shim_cfg.verbose)
+			shim_log("vCPU %d: system reset, registration dropped", v->id);
+		break;
+	case VCPU_LOAD_NEW_AP:
+		if (shim_cfg.verbose)
+			shim_log("vCPU %d: whole-vCPU load (hotplug), registration kept",
+				 v->id);
+		break;
+	case VCPU_LOAD_INCOMING:
+		if (shim_cfg.verbose)
+			shim_log("vCPU %d: whole-vCPU load (incoming migration), "
+				 "registration kept", v->id);
+		epoch_incoming();
+		break;
+	}
+	free(msrs);
 	errno = saved;
 	return r;
 }
 
+static void map_run(struct shim_vcpu *v, int fd)
+{
+	void *p;
+
+	if (v->run || v->vm->run_size <= 0)
+		return;
+	/* Writable: pm_serve.c completes IN exits in it. */
+	p = mmap(NULL, v->vm->run_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	v->run = p == MAP_FAILED ? NULL : p;
+	if (!v->run)
+		shim_log("vCPU %d: cannot map kvm_run: no counters", v->id);
+}
+
+/*
+ * QEMU's KVM_RUN, re-entered here for as long as every exit is a PM
+ * timer read the shim completes: QEMU wakes only for exits of its own.
+ * A kick (immediate_exit, a signal) still ends the loop with EINTR after
+ * KVM completed the read, as QEMU expects.
+ */
 static int on_run(int fd, void *arg)
 {
 	struct shim_vcpu *v = shim_vcpu_by_fd(fd);
 	int r, saved;
 
 	if (!v)
-		return real_ioctl(fd, KVM_RUN, arg);
-	if (!v->run && v->vm->run_size > 0) {
-		void *p = mmap(NULL, v->vm->run_size, PROT_READ, MAP_SHARED, fd, 0);
-
-		v->run = p == MAP_FAILED ? NULL : p;
-		if (!v->run)
-			shim_log("vCPU %d: cannot map kvm_run: no counters", v->id);
-	}
-	if (v->run)
-		epoch_before_run(v);
-	r = real_ioctl(fd, KVM_RUN, arg);
-	saved = errno;
-	if (r == 0 && v->run) {
+		return shim_real_ioctl(fd, KVM_RUN, arg);
+	map_run(v, fd);
+	do {
+		if (v->run)
+			epoch_before_run(v);
+		r = shim_real_ioctl(fd, KVM_RUN, arg);
+		saved = errno;
+		if (r != 0 || !v->run)
+			break;
 		epoch_after_run(v);
 		report_after_run(v);
-	}
+	} while (pm_serve_exit(v));
 	errno = saved;
 	return r;
 }
 
 static int on_set_clock(int fd, void *arg)
 {
-	int r = real_ioctl(fd, KVM_SET_CLOCK, arg);
+	int r = shim_real_ioctl(fd, KVM_SET_CLOCK, arg);
 	int saved = errno;
-	struct shim_vm *vm = vm_by_fd(fd);
+	struct shim_vm *vm = shim_vm_by_fd(fd);
 
 	if (r == 0 && vm)
 		epoch_vm_clock_set(vm);
@@ -306,9 +315,8 @@ int ioctl(int fd, unsigned long req, ...)
 	va_start(ap, req);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	resolve();
 	if (!shim_cfg.enabled)
-		return real_ioctl(fd, req, arg);
+		return shim_real_ioctl(fd, req, arg);
 
 	switch (req) {
 	case KVM_CREATE_VM:
@@ -324,6 +332,6 @@ int ioctl(int fd, unsigned long req, ...)
 	case KVM_SET_CLOCK:
 		return on_set_clock(fd, arg);
 	default:
-		return real_ioctl(fd, req, arg);
+		return shim_real_ioctl(fd, req, arg);
 	}
 }

@@ -19,25 +19,10 @@ import os
 import sys
 
 sys.dont_write_bytecode = True  # keep the source tree clean
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import guestlab  # noqa: E402
-
-
-class Checker:
-    def __init__(self):
-        self.passed = self.failed = self.skipped = 0
-
-    def check(self, run, what, cond, detail=""):
-        if cond:
-            self.passed += 1
-        else:
-            self.failed += 1
-            print("FAIL %s: %s %s" % (run.describe(), what, detail))
-        return cond
-
-    def skip(self, what, why):
-        self.skipped += 1
-        print("skip %s: %s" % (what, why))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "pylib"))
+from pvsmmlab import guestlab  # noqa: E402
+from pvsmmlab.checker import Checker  # noqa: E402
 
 
 def check_guest(c, run, rate_missed=False):
@@ -193,8 +178,7 @@ def main():
     rc = guestlab.run_guests(runs, modules=modules, run_timeout=args.run_timeout,
                              log=log)
     if rc == 125:
-        c.failed += 1
-        print("FAIL the lab itself failed: %s (see %s)" % (
+        c.fail("the lab itself failed: %s (see %s)" % (
             lab_failure(log) or "no result", os.path.relpath(log, guestlab.TOP)))
     again = [r for r in runs if rate_check_flake(r)]
     if again:
@@ -205,13 +189,11 @@ def main():
         retry_log = os.path.join(guestlab.TOP, "build/lab/guest-check-again.log")
         if guestlab.run_guests(fresh, modules=modules, run_timeout=args.run_timeout,
                                log=retry_log) == 125:
-            c.failed += 1
-            print("FAIL the lab itself failed on the second try: %s" %
-                  (lab_failure(retry_log) or "no result"))
+            c.fail("the lab itself failed on the second try: %s" %
+                   (lab_failure(retry_log) or "no result"))
         runs = [fresh[again.index(r)] if r in again else r for r in runs]
     judge(c, runs)
-    print("guest: %d passed, %d failed, %d skipped" % (c.passed, c.failed, c.skipped))
-    return 1 if c.failed else 0
+    return c.report("guest")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@
 #   NPT    1 or 0: kvm_amd's nested paging for this run (kvm_amd is
 #          reloaded when it changes; 32-bit guests need 0 in this lab,
 #          tests/guest/README.md)
-# Output per run, framed for tests/guest/guestlab.py:
+# Output per run, framed for pylib/pvsmmlab/guestlab.py:
 #   === RUN ID
 #   ...the guest's console and the VMM's output...
 #   L1-KVM TAG name=value ...     KVM's VM-wide counters (below)

@@ -19,25 +19,15 @@ import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import lab  # noqa: E402
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "pylib"))
+from pvsmmlab import lab  # noqa: E402
+from pvsmmlab.checker import Checker  # noqa: E402
 
 PM_PORT = "0x608"
 FAULT_AT = 50		# --fault-test: vCPU 0's 50th reflection traps
 STATUS_DISABLED = 9	# PVSMM_STATUS_DISABLED (abi.h)
-
-
-class Checker:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def check(self, run, what, cond, detail=""):
-        if cond:
-            self.passed += 1
-        else:
-            self.failed += 1
-            print("FAIL %s: %s %s" % (run.describe(), what, detail))
-        return cond
 
 
 def port_exits(counters):
@@ -202,15 +192,13 @@ def main():
     rc, _ = lab.run_lab(runs, modules=args.modules, icount=True)
     c = Checker()
     if rc == 125:
-        c.failed += 1
-        print("FAIL the lab itself failed (see build/lab/last-console.log)")
+        c.fail("the lab itself failed (see build/lab/last-console.log)")
     for run in runs:
         failed_before = c.failed
         check_run(c, run)
         if c.failed == failed_before:
             print("ok   %s" % run.describe())
-    print("lab: %d passed, %d failed" % (c.passed, c.failed))
-    return 1 if c.failed else 0
+    return c.report("lab")
 
 
 if __name__ == "__main__":

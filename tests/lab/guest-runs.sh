@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs inside L1 (busybox sh): one pvsmm-vmm run per argument, each
 # argument "ID MODE VCPUS READS CHECK_READS [VMM OPTIONS...]" (one word list,
-# quoted).  Each run's output is framed so that tests/lab/lab.py can take
+# quoted).  Each run's output is framed so that pylib/pvsmmlab/lab.py can take
 # it apart: "=== RUN ID" ... "=== END ID rc=N".
 for spec in "$@"; do
 	# shellcheck disable=SC2086

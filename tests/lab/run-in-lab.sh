@@ -1,7 +1,7 @@
 #!/bin/bash
 # Runs a shell command inside the nested KVM lab and returns its status.
 #
-# The lab (see ../shared/LAB.md in the workplace notes) is Debian's own
+# The lab (README.md, "Where it runs") is Debian's own
 # kernel booted under QEMU/TCG with emulated AMD SVM + nested paging, so
 # kvm-amd loads there and /dev/kvm works.  L1's root is a small initramfs:
 # static busybox, the KVM modules (Debian's stock ones or our patched
@@ -30,7 +30,8 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-kver=${PVSMM_KVER:-6.1.0-57-amd64}
+kver=${PVSMM_KVER:-}	# Debian's kernel (tools/kver.sh) unless set
+[ -n "$kver" ] || kver=$("$top/tools/kver.sh") || { echo "run-in-lab: no kernel version: run 'make deps'" >&2; exit 125; }
 icount=0 modules=stock smp=1 mem=2048 timeout_s=600 with_qemu=0
 log=$top/build/lab/last-console.log
 extra=()

@@ -18,6 +18,13 @@
 #              source QEMU (its own frame, accel-migrate-src) saves the VM
 #              to a file, a second QEMU restores it with -incoming and
 #              runs the guest to the end without any firmware running again
+#   seabios-hotplug  seabios with a second vCPU hot-plugged (HMP
+#              device_add) once the ROM registered: QEMU loads the new
+#              vCPU's whole state, and the registration must survive it
+#   seabios-migrate  seabios migrated like accel-migrate (source frame
+#              seabios-migrate-src): stock QEMU does not carry the
+#              registration, so the restored guest's PM timer reads exit,
+#              and the shim serves every one of them from kvmclock
 #
 # Each run's lines are framed by "=== QEMU-RUN mode" / "=== QEMU-END mode
 # rc=N"; L2's serial console and QEMU's stderr (the shim's lines) are both
@@ -49,21 +56,22 @@ run() {
 	} | tr -d '\r'
 }
 
-# The source of accel-migrate: boots until the option ROM has registered,
-# then HMP "migrate" to a file and "quit" (HMP holds the second command
-# until the migration completed).
-migrate_source() {
-	rm -f /tmp/vm.state /tmp/mon.in /tmp/mon.out /tmp/src.log
+# monitored HMP QEMU...: runs QEMU (its arguments after the command) with
+# the serial console in /tmp/serial.log and HMP on a pipe; once the option
+# ROM has registered, writes HMP (printf format) to the monitor, holding
+# the pipe open until QEMU ends.  Prints QEMU's output, then the console
+# and what HMP answered; sets rc.
+monitored() {
+	hmp=$1
+	shift
+	rm -f /tmp/serial.log /tmp/mon.in /tmp/mon.out /tmp/mon.log
 	mkfifo /tmp/mon.in /tmp/mon.out
-	echo "=== QEMU-RUN accel-migrate-src"
 	cat /tmp/mon.out >/tmp/mon.log &
-	# shellcheck disable=SC2086
-	timeout 600 $pq -accel kvm,pvsmm=on $common -serial file:/tmp/src.log \
-		-chardev pipe,id=mon,path=/tmp/mon -mon chardev=mon \
-		$linux -append "$append" </dev/null 2>&1 &
+	timeout 600 "$@" -serial file:/tmp/serial.log \
+		-chardev pipe,id=mon,path=/tmp/mon -mon chardev=mon </dev/null 2>&1 &
 	qpid=$!
 	i=0
-	until grep -q "pvsmm: registered" /tmp/src.log 2>/dev/null; do
+	until grep -q "pvsmm: registered" /tmp/serial.log 2>/dev/null; do
 		i=$((i + 1))
 		if ! kill -0 $qpid 2>/dev/null || [ $i -gt 3000 ]; then
 			break
@@ -72,14 +80,33 @@ migrate_source() {
 	done
 	# A FIFO opens for writing only once a reader has it: QEMU, if alive.
 	if kill -0 $qpid 2>/dev/null; then
-		printf 'migrate "exec:cat > /tmp/vm.state"\nquit\n' >/tmp/mon.in
+		exec 3>/tmp/mon.in
+		# shellcheck disable=SC2059
+		printf "$hmp" >&3
 	fi
 	wait $qpid
 	rc=$?
-	tr -d '\r' </tmp/src.log
-	echo "vm.state: $(wc -c </tmp/vm.state 2>/dev/null || echo 0) bytes"
-	echo "=== QEMU-END accel-migrate-src rc=$rc"
+	exec 3>&-
+	tr -d '\r' </tmp/serial.log
+	tr -d '\r' </tmp/mon.log | grep -v '^(qemu)' | sed 's/^/HMP /'
 }
+
+# The source of a migration (NAME-src): boots until the option ROM has
+# registered, then HMP "migrate" to a file and "quit" (HMP holds the
+# second command until the migration completed).
+migrate_source() {
+	name=$1
+	shift
+	rm -f /tmp/vm.state
+	echo "=== QEMU-RUN $name-src"
+	monitored 'migrate "exec:cat > /tmp/vm.state"\nquit\n' "$@"
+	echo "vm.state: $(wc -c </tmp/vm.state 2>/dev/null || echo 0) bytes"
+	echo "=== QEMU-END $name-src rc=$rc"
+}
+
+# The shim as seabios runs it, verbose: it says what it keeps and clears.
+shim="LD_PRELOAD=$dir/libpvsmm-preload.so PVSMM_PORTS=0x608
+	PVSMM_MARKER_PORT=$marker PVSMM_VERBOSE=1"
 
 for mode in "$@"; do
 	case $mode in
@@ -113,8 +140,30 @@ for mode in "$@"; do
 		# shellcheck disable=SC2086
 		run accel env $counting $pq -accel kvm,pvsmm=on $common \
 			-serial stdio -monitor none $linux -append "$append" ;;
+	seabios-hotplug)
+		# One vCPU more may come: the ROM registers on vCPU 0, then
+		# vCPU 1 is plugged in as socket 1 (the topology is spelled
+		# out: QEMU 7.2's q35 would make the second CPU a core).
+		# The new vCPU waits for a SIPI that never comes: its thread
+		# sleeps in KVM_RUN for good (which once hung the shim's marks).
+		echo "=== QEMU-RUN $mode"
+		# shellcheck disable=SC2086
+		monitored 'device_add host-x86_64-cpu,id=hotcpu,socket-id=1,core-id=0,thread-id=0\n' \
+			env $shim qemu-system-x86_64 -enable-kvm $common \
+			-smp 1,sockets=2,cores=1,threads=1,maxcpus=2 $linux \
+			-append "$append"
+		echo "=== QEMU-END $mode rc=$rc" ;;
+	seabios-migrate)
+		# shellcheck disable=SC2086
+		migrate_source $mode env $shim qemu-system-x86_64 -enable-kvm \
+			$common $linux -append "$append"
+		# shellcheck disable=SC2086
+		run $mode env $shim qemu-system-x86_64 $base $linux \
+			-append "$append" -incoming "exec:cat /tmp/vm.state" ;;
 	accel-migrate)
-		migrate_source
+		# shellcheck disable=SC2086
+		migrate_source $mode $pq -accel kvm,pvsmm=on $common $linux \
+			-append "$append"
 		# shellcheck disable=SC2086
 		run accel-migrate env $counting $pq -accel kvm,pvsmm=on $common \
 			-serial stdio -monitor none $linux -append "$append" \

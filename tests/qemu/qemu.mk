@@ -12,19 +12,20 @@
 
 .PHONY: optionrom uefi shim qemu-pvsmm qemu-lab qemu-check
 
-optionrom: | deps
+optionrom: | deps-build
 	$(MAKE) -C firmware/optionrom
 
-uefi: | deps
+uefi: | deps-build
+	@tools/install-deps.sh uefi
 	$(MAKE) -C firmware/uefi
 
-shim: | deps
+shim: | deps-build
 	$(MAKE) -C host/qemu-shim
 
-qemu-pvsmm: | deps
+qemu-pvsmm: | deps-lab
 	host/qemu/build.sh
 
-qemu-lab: | deps
+qemu-lab: | deps-lab
 	host/qemu/build.sh --lab
 
 qemu-check: optionrom uefi shim qemu-pvsmm qemu-lab kvm-modules

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* A tiny test harness: CHECK counts, the runner prints "N passed, M failed". */
+/*
+ * The unit tests' one harness.  CHECK counts into the running suite;
+ * main.c runs each suite of suites.h and prints "SUITE: N passed, M failed"
+ * for it -- the report format every suite of tests/unit/run.sh uses, which
+ * adds them up into the closing "N passed, M failed".
+ */
 #ifndef PVSMM_TEST_H
 #define PVSMM_TEST_H
 

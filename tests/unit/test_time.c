@@ -3,7 +3,7 @@
  * The PM timer's one definition of time, checked three ways against a
  * plain 128-bit C reference: the firmware handler's own instructions
  * (build/firmware/pm_math.o, assembled from the macros handler.asm uses),
- * the VMM's userspace device (host/pm_ticks.c), and the two steps apart
+ * the VMM's userspace device (host/vmm/pm_ticks.c), and the two steps apart
  * (pvclock scaling, ns -> ticks).  Edge cases: the 2^24 wrap, negative and
  * large positive tsc_shift, 32-bit multipliers, ns past 2^64/3579545 where
  * a 64-bit product would overflow, and the last representable ns.
@@ -13,7 +13,8 @@
 
 #include "pvsmm/abi.h"
 #include "test.h"
-#include "../../host/pm_ticks.h"
+#include "pm_ticks.h"
+#include "suites.h"
 
 uint32_t pvsmm_pm_ticks(const struct pvsmm_pvclock *pv, uint64_t tsc);
 uint64_t pvsmm_pvclock_ns(const struct pvsmm_pvclock *pv, uint64_t tsc);
@@ -141,7 +142,6 @@ static void test_pvclock_scaling(void)
 	}
 }
 
-void test_time(void);
 void test_time(void)
 {
 	test_ns_to_ticks();

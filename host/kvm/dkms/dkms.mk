@@ -19,6 +19,7 @@ DKMS_ENV          := env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS
 .PHONY: install uninstall dkms-check
 
 install: optionrom uefi shim
+	@tools/install-deps.sh install
 	install -D -m 0644 build/firmware/pvsmm.rom $(PVSMM_SHARE)/pvsmm.rom
 	if [ -e build/firmware/pvsmm.efi ]; then \
 		install -D -m 0644 build/firmware/pvsmm.efi $(PVSMM_SHARE)/pvsmm.efi; fi
@@ -31,5 +32,6 @@ uninstall:
 		$(PVSMM_LIB)/libpvsmm-preload.so
 	-rmdir $(PVSMM_SHARE) $(PVSMM_LIB) 2>/dev/null
 
-dkms-check: | deps
+dkms-check: | deps-lab
+	@tools/install-deps.sh install
 	$(DKMS_ENV) host/kvm/dkms/check.sh $(PVSMM_KVM_VERSION)
