@@ -61,7 +61,7 @@ $(UNIT_BUILD)/region-check: tests/unit/region-check.c host/vmm/descriptor.c \
 # it, the -m32 time32 holds the firmware's instructions to ref64.h (run.sh
 # runs it under qemu-i386 where the kernel runs no 32-bit code).
 TIME32_HDRS := $(wildcard tests/unit/time32/*.h) tests/unit/test.h \
-	       include/pvsmm/abi.h
+	       tests/unit/ref128.h tests/unit/time_vectors.h include/pvsmm/abi.h
 
 $(UNIT_BUILD)/time32-ref: tests/unit/time32/ref-check.c $(TIME32_HDRS)
 	@mkdir -p $(UNIT_BUILD)

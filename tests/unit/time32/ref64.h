@@ -2,8 +2,8 @@
 /*
  * The PM timer's time math in plain 64-bit C arithmetic, for the 32-bit
  * unit test (gcc -m32 has no __int128).  ref-check.c checks these two
- * functions against the 128-bit reference (as in tests/unit/test_time.c) on
- * every vector of vectors.h, time32.c checks the firmware's 32-bit
+ * functions against the 128-bit reference (../ref128.h) on every vector
+ * of ../time_vectors.h, time32.c checks the firmware's 32-bit
  * instructions against them: together, the 32-bit handler math against
  * the 128-bit definition.
  */

@@ -8,8 +8,8 @@
 #include <stdio.h>
 
 #include "ref64.h"
-#include "vectors.h"
 #include "../test.h"
+#include "../time_vectors.h"
 
 unsigned long test_passed, test_failed;
 

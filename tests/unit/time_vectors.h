@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The test vectors both 32-bit time tests walk: the edge cases of
- * tests/unit/test_time.c (2^24 wraps, ns * HZ around 2^64, every shift
- * from -32 to 32, huge deltas) and deterministic random ones.  The caller
- * provides the two checks.
+ * The time math's test vectors, for every test of it (test_time.c, and
+ * time32/ for the 32-bit variant): the edge cases (both sides of 2^24
+ * wraps, ns * HZ around 2^64, every shift from -32 to 32, huge deltas,
+ * what KVM computes for a 2.5 GHz TSC) and deterministic random ones.
+ * The including file provides the two checks.
  */
-#ifndef PVSMM_VECTORS_H
-#define PVSMM_VECTORS_H
+#ifndef PVSMM_TIME_VECTORS_H
+#define PVSMM_TIME_VECTORS_H
 
 #include <stdint.h>
 #include <string.h>
@@ -28,7 +29,8 @@ static void run_vectors(void)
 {
 	static const uint64_t fixed[] = {
 		0, 1, 279, 280, 999999999, 1000000000, 1000000001,
-		5153960755ull, 5153960756ull,
+		5153960755ull,		/* ns * HZ just below 2^64 ... */
+		5153960756ull,		/* ... and just above it */
 		UINT64_MAX / PVSMM_PM_TIMER_HZ,
 		UINT64_MAX / 2, UINT64_MAX - 1, UINT64_MAX,
 		0xffffffffull, 0x100000000ull,
