@@ -45,6 +45,7 @@ boot_entry32:
 	inc	ebp
 	call	zero_fw_ram32
 	call	build_boot_map32
+	call	build_os_tables32
 	jmp	enter_long_mode32
 
 .ap_wait:
@@ -59,9 +60,21 @@ enter_long_mode32:
 	mov	cr4, eax
 	mov	eax, BOOT_PML4
 	mov	cr3, eax
+	; NXE: the private region's long-mode tables mark data NX (W^X), and
+	; the window path serves only contexts with NXE set (abi.h).
+	push	ebx				; the vCPU index
+	mov	eax, 0x80000001
+	cpuid
+	pop	ebx
+	xor	esi, esi
+	bt	edx, 20				; CPUID.80000001H:EDX.NX
+	jnc	.no_nx
+	mov	esi, EFER_NXE
+.no_nx:
 	mov	ecx, MSR_EFER
 	rdmsr
 	or	eax, EFER_LME
+	or	eax, esi
 	wrmsr
 	; WP: the handler's code pages are mapped read-only, keep them so.
 	mov	eax, cr0
@@ -74,16 +87,14 @@ park32:
 	hlt
 	jmp	park32
 
-; Zero the RAM the firmware owns (RAM starts zeroed under our VMM and QEMU,
-; but a warm reset would leave stale flags behind).  The shared page is
-; zeroed too: the APs only compare SH_READY against 0, and it stays 0.
+; Zero the RAM the firmware owns, from the boot page tables to the end of
+; the private region (RAM starts zeroed under our VMM and QEMU, but a warm
+; reset would leave stale flags behind).  The shared page is zeroed too:
+; the APs only compare SH_READY against 0, and it stays 0.
 zero_fw_ram32:
 	xor	eax, eax
 	mov	edi, PVSMM_FW_PAGETABLES_GPA
-	mov	ecx, (PVSMM_FW_SHARED_GPA + 0x1000 - PVSMM_FW_PAGETABLES_GPA) / 4
-	rep stosd
-	mov	edi, PVSMM_FW_PRIVATE_GPA
-	mov	ecx, PVSMM_FW_PRIVATE_SIZE / 4
+	mov	ecx, (PVSMM_FW_PRIVATE_GPA + PVSMM_FW_PRIVATE_SIZE - PVSMM_FW_PAGETABLES_GPA) / 4
 	rep stosd
 	ret
 

@@ -5,8 +5,9 @@
 ; port (value 3) instead of silently triple-faulting.
 ;
 ; One exception is expected: the local handler check (hcheck.asm) runs the
-; handler's generic-path return, whose OUT is followed by UD2; with
-; SH_SIM_EXPECT_UD set, #UD resumes the check instead.
+; handler's private-path return, whose OUT is followed by UD2; with
+; SH_SIM_EXPECT_UD set, #UD resumes the check instead.  RAX and RDX (the
+; OUT's value and port) are kept for it in SH_EXC_RAX and SH_EXC_RDX.
 ;
 ; The gates point at ROM (reachable through the boot identity map); the
 ; table itself is built in RAM (SH_IDT) by the BSP before the APs start.
@@ -17,18 +18,7 @@
 
 	align	16
 exc_stubs:
-%assign vec 0
-%rep IDT_VECTORS
-	align	16, int3
-  %if vec == 8 || (vec >= 10 && vec <= 14) || vec == 17 || vec == 21 || vec == 29 || vec == 30
-	push	vec			; the CPU pushed an error code
-  %else
-	push	0			; no error code: keep one frame layout
-	push	vec
-  %endif
-	jmp	exc_common
-%assign vec vec + 1
-%endrep
+	EXC_REPORT_STUBS exc_common
 
 ; build_idt: 32 interrupt gates, selector SEL_CODE64, IST 0, DPL 0.
 ; Clobbers RAX, RCX, RDX, RDI.
@@ -37,14 +27,7 @@ build_idt:
 	lea	rdx, [exc_stubs]
 	mov	ecx, IDT_VECTORS
 .gate:
-	mov	eax, edx
-	and	eax, 0xffff
-	or	eax, SEL_CODE64 << 16
-	mov	[rdi], eax		; offset 15:0, selector
-	mov	eax, edx
-	and	eax, 0xffff0000
-	or	eax, 0x8e00		; present, DPL 0, 64-bit interrupt gate
-	mov	[rdi + 4], eax		; type, offset 31:16
+	IDT_GATE_DWORDS [rdi], [rdi + 4], edx, SEL_CODE64, 0x8e00
 	mov	rax, rdx
 	shr	rax, 32
 	mov	[rdi + 8], rax		; offset 63:32, reserved
@@ -59,6 +42,8 @@ idt_desc:
 
 ; Frame: [rsp] vector, +8 error code, +16 RIP, +24 CS, +32 RFLAGS, +40 RSP.
 exc_common:
+	mov	[abs SH_EXC_RAX], rax
+	mov	[abs SH_EXC_RDX], rdx
 	cmp	qword [rsp], 6
 	jne	.fatal
 	cmp	qword [abs SH_SIM_EXPECT_UD], 0

@@ -6,57 +6,72 @@
 ; the handler's entry/return contract is tested without a pvsmm host:
 ;
 ;  - it puts the window PDPT into slot PVSMM_WINDOW_SLOT of the boot PML4
-;    (what the host's fast path does), fills save area 0 with a synthetic
-;    pvclock and access, pushes an iretq frame on the private stack, loads
-;    a known pattern into every register and jumps to handler_va with
-;    RFLAGS = 0x2, RDI = the save area's window address;
-;  - IRET cases: after the handler's iretq it checks RAX (value within the
-;    ticks of the TSC before/after, merged by access size), every other
-;    register, RFLAGS, RSP and handler_runs;
-;  - EXIT cases (only without pvsmm's VMM, whose return port must not see
-;    a stray OUT): the handler's OUT goes nowhere and its UD2 comes back
-;    through #UD (exceptions.asm); save_area.result is checked.
+;    (what a host's window path does), fills save area 0 with a synthetic
+;    pvclock and access, loads a known pattern into every register and
+;    enters the handler with RFLAGS = 0x2 and RDI = the save area;
+;  - window cases (64-bit entry, IRETQ): an iretq frame on the private
+;    stack with CS and SS left zero for the handler to fill (abi.h: it
+;    runs on the interrupted ones, here the firmware's); afterwards RAX (the value within the ticks of the TSC
+;    before/after, shifted for the port's byte, merged by access size),
+;    every other register, RFLAGS, RSP, handler_runs and done == sequence
+;    are checked;
+;  - private cases (64-bit entry on the window's VAs, and the 32-bit entry
+;    at its GPA in compatibility mode, which executes 32-bit code like
+;    protected mode): the handler's 32-bit OUT goes nowhere and the UD2
+;    after it comes back through the firmware's #UD (exceptions.asm),
+;    which keeps RAX and RDX: the unmerged value and the return port are
+;    checked.  Only without pvsmm's VMM (no bootinfo): under a host the
+;    OUT would reach its return port.
 ;
 ; Afterwards the slot is emptied again, the TLB flushed and save area 0
 ; zeroed, so the host finds the boot PML4 and the save areas untouched.
 
 	bits	64
 
-%define HC_SA		PVSMM_FW_PERCPU_GPA	; save area 0, identity map
-%define HC_SA_VA	(PVSMM_WINDOW_BASE + PVSMM_FW_WINDOW_PERCPU_OFFSET)
+%define HC_SA		RG_PERCPU	; save area 0, identity map
+%define HC_SA_VA	(PVSMM_WINDOW_BASE + PVSMM_REGION_PERCPU)
 %define HC_FRAME	(HC_SA + PVSMM_PERCPU_SIZE - PVSMM_IRET_FRAME_SIZE)
 %define HC_FRAME_VA	(HC_SA_VA + PVSMM_PERCPU_SIZE - PVSMM_IRET_FRAME_SIZE)
 %define HC_RAX		0x8877665544332211	; interrupted RAX
 %define HC_RDI		0x1020304050607080	; interrupted RDI
 %define HC_RFLAGS	0x0c7			; CF PF ZF SF + bit 1
+%define HC_SEQ		0x5e90000000000000	; sequence, + the case's index
 %define HC_PAT(n)	(0x5a00000000000000 + (n) * 0x0001000100010001)
 %define HC_TSC_BACK	0x100000		; tsc_timestamp lies this far back
 %define HC_SYSTEM_TIME	0x0000123456789abc	; ~5.5 h: ns * HZ passes 2^64
 %define HC_MUL		0x9abcdef0
+%define HC_PORT		PVSMM_PM_TIMER_DEFAULT_PORT	; first_port
 %define HC_REG(n)	(SH_SIM_REGS + (n) * 8)	; 0 rax 1 rbx 2 rcx 3 rdx 4 rsi
 						; 5 rdi 6 rbp 7 rsp 8-15 r8-r15
 						; 16 rflags
-; Case table: size, return method, tsc_shift, direction.  Method 3 is
-; unknown to the ABI: the handler must treat it like EXIT.  Direction OUT
-; is not reflected today; the handler must then leave RAX alone.
+; Kinds of case.
+%define HC_WINDOW	0	; 64-bit entry, window path, IRETQ
+%define HC_PRIVATE	1	; 64-bit entry, private path, OUT
+%define HC_ENTRY32	2	; 32-bit entry (PAE/2-level), OUT
+; Case table: kind, access size, tsc_shift, port offset (byte of PM_TMR).
 %define HC_CASE_SIZE	4
 hcheck_cases:
-	db	4, PVSMM_RETURN_IRET, -1, PVSMM_DIR_IN
-	db	2, PVSMM_RETURN_IRET, -1, PVSMM_DIR_IN
-	db	1, PVSMM_RETURN_IRET, 0, PVSMM_DIR_IN
-	db	4, PVSMM_RETURN_IRET, 2, PVSMM_DIR_IN
-	db	2, PVSMM_RETURN_IRET, -5, PVSMM_DIR_IN
-	db	4, PVSMM_RETURN_IRET, -1, PVSMM_DIR_OUT
-	db	4, PVSMM_RETURN_EXIT, -1, PVSMM_DIR_IN
-	db	2, PVSMM_RETURN_EXIT, 1, PVSMM_DIR_IN
-	db	1, PVSMM_RETURN_EXIT, -1, PVSMM_DIR_IN
-	db	4, 3, -1, PVSMM_DIR_IN
-	db	2, PVSMM_RETURN_EXIT, -1, PVSMM_DIR_OUT
+	db	HC_WINDOW, 4, -1, 0
+	db	HC_WINDOW, 2, -1, 0
+	db	HC_WINDOW, 1, 0, 0
+	db	HC_WINDOW, 4, 2, 0
+	db	HC_WINDOW, 2, -5, 0
+	db	HC_WINDOW, 1, -1, 1
+	db	HC_WINDOW, 2, -1, 2
+	db	HC_WINDOW, 1, -1, 3
+	db	HC_PRIVATE, 4, -1, 0
+	db	HC_PRIVATE, 2, 1, 0
+	db	HC_PRIVATE, 1, -1, 2
+	db	HC_ENTRY32, 4, -1, 0
+	db	HC_ENTRY32, 4, 2, 1
+	db	HC_ENTRY32, 2, -5, 0
+	db	HC_ENTRY32, 1, -31, 3
+	db	HC_ENTRY32, 4, 5, 0
 hcheck_cases_end:
 %define HC_NCASES	((hcheck_cases_end - hcheck_cases) / HC_CASE_SIZE)
 
-hcheck_handler_va:
-	dq	PVSMM_WINDOW_BASE
+hcheck_entry64_va:
+	dq	PVSMM_WINDOW_BASE + PVSMM_REGION_CODE + HANDLER_ENTRY64_OFF
 
 ; Known answers for the time math, so that a wrong pm_math in the image is
 ; caught too (the cases above only check the handler against the same
@@ -140,38 +155,43 @@ hcheck:
 	push	r13
 	push	r14
 	mov	dword [abs BOOT_PML4 + PVSMM_WINDOW_SLOT * 8], \
-		PVSMM_FW_WINDOW_PDPT_GPA | PTE_P | PTE_RW | PTE_A
+		(RG + PVSMM_REGION_WINDOW_PDPT) | PTE_P | PTE_RW | PTE_A
 	lea	r12, [hcheck_cases]
 	xor	r13d, r13d		; cases run
 	call	run_kat
 	mov	r14d, eax		; cases failed (+ failed known answers)
 .case:
-	cmp	byte [r12 + 1], PVSMM_RETURN_IRET
+	cmp	byte [r12], HC_WINDOW
 	je	.run
 	cmp	dword [abs SH_BOOTINFO_OK], 0
-	jne	.skip			; under pvsmm's VMM: no stray OUT
+	jne	.next			; under pvsmm's VMM: no stray OUT
 .run:
-	movzx	ebx, byte [r12]		; size
-	movzx	ecx, byte [r12 + 1]	; method
+	movzx	ecx, byte [r12]		; kind
+	movzx	ebx, byte [r12 + 1]	; size
 	movsx	edx, byte [r12 + 2]	; shift
-	movzx	esi, byte [r12 + 3]	; direction
+	movzx	esi, byte [r12 + 3]	; port offset
+	lea	rax, [hcheck_cases]
+	mov	rdi, r12
+	sub	rdi, rax
+	shr	edi, 2			; case index
 	call	hcheck_one
 	inc	r13
 	test	eax, eax
 	jz	.next
 	inc	r14
-	; EAX = what failed (1 + register slot, 100 value, 101 runs).
+	; EAX = what failed (1 + register slot, 100 value, 101 runs, 103
+	; done, 104 return port).
 	call	serial_lock
-	PUTS	"pvsmm: local handler check FAILED: size="
+	PUTS	"pvsmm: local handler check FAILED: kind="
 	movzx	ecx, byte [r12]
 	PUTDEC	rcx
-	PUTS	" method="
+	PUTS	" size="
 	movzx	ecx, byte [r12 + 1]
 	PUTDEC	rcx
 	PUTS	" shift="
 	movsx	rcx, byte [r12 + 2]
 	PUTSDEC	rcx
-	PUTS	" direction="
+	PUTS	" port+"
 	movzx	ecx, byte [r12 + 3]
 	PUTDEC	rcx
 	PUTS	" what="
@@ -179,7 +199,6 @@ hcheck:
 	PUTS	`\n`
 	call	serial_unlock
 .next:
-.skip:
 	add	r12, HC_CASE_SIZE
 	lea	rax, [hcheck_cases_end]
 	cmp	r12, rax
@@ -205,7 +224,7 @@ hcheck:
 	PUTS	" failed"
 	cmp	r13d, HC_NCASES
 	je	.all
-	PUTS	" (EXIT-path cases skipped under pvsmm's VMM)"
+	PUTS	" (private-path cases skipped under pvsmm's VMM)"
 .all:
 	PUTS	`\n`
 	call	serial_unlock
@@ -215,10 +234,10 @@ hcheck:
 	pop	rbx
 	ret
 
-; hcheck_one: EBX = size, ECX = return method, EDX = tsc_shift,
-; ESI = direction.
-; Returns EAX = 0 if the case passed.  Clobbers RBX, RCX, RDX, RSI, RDI,
-; R8-R11 (the handler is entered with every register overwritten).
+; hcheck_one: ECX = kind, EBX = size, EDX = tsc_shift, ESI = port offset,
+; EDI = the case's index.  Returns EAX = 0 if the case passed.  Clobbers
+; RBX, RCX, RDX, RSI, RDI, R8-R11 (the handler is entered with every
+; register overwritten).
 hcheck_one:
 	push	r12
 	push	r13
@@ -226,49 +245,67 @@ hcheck_one:
 	push	rbp
 	push	r15
 
-	; Save area: only the fields the handler may read matter.
+	; The save area, as a host fills it.
+	mov	r8d, edi
 	mov	edi, HC_SA
-	mov	word [rdi + PVSMM_SAVE_port], PVSMM_PM_TIMER_DEFAULT_PORT
+	lea	eax, [rsi + HC_PORT]
+	mov	[rdi + PVSMM_SAVE_port], ax
 	mov	[rdi + PVSMM_SAVE_size], bl
-	mov	[rdi + PVSMM_SAVE_direction], sil
-	mov	[rdi + PVSMM_SAVE_return_method], cl
+	mov	byte [rdi + PVSMM_SAVE_direction], PVSMM_DIR_IN
+	mov	byte [rdi + PVSMM_SAVE_return_method], PVSMM_RETURN_EXIT
+	mov	byte [rdi + PVSMM_SAVE_mode], PVSMM_MODE_LONG
+	cmp	ecx, HC_WINDOW
+	jne	.not_window
+	mov	byte [rdi + PVSMM_SAVE_return_method], PVSMM_RETURN_IRET
+.not_window:
+	cmp	ecx, HC_ENTRY32
+	jne	.not32
+	mov	byte [rdi + PVSMM_SAVE_mode], PVSMM_MODE_PAE
+.not32:
 	mov	word [rdi + PVSMM_SAVE_return_port], PVSMM_DEFAULT_RETURN_PORT
-	mov	dword [rdi + PVSMM_SAVE_result], 0
+	mov	dword [rdi + PVSMM_SAVE_vcpu_index], 0
+	mov	word [rdi + PVSMM_SAVE_first_port], HC_PORT
+	mov	word [rdi + PVSMM_SAVE_first_port + 2], 0	; pad0
+	mov	rax, HC_SEQ
+	add	rax, r8
+	mov	[rdi + PVSMM_SAVE_sequence], rax
+	mov	qword [rdi + PVSMM_SAVE_done], 0
 	mov	rax, HC_RAX
 	mov	[rdi + PVSMM_SAVE_rax], rax
 	mov	rax, HC_RDI
 	mov	[rdi + PVSMM_SAVE_rdi], rax
 	mov	qword [rdi + PVSMM_SAVE_handler_runs], 0
-	mov	byte [rdi + PVSMM_SAVE_return_method + 1], 0	; pad0
 	lea	rbp, [rdi + PVSMM_SAVE_pvclock]
 	mov	dword [rbp + PVSMM_PVCLOCK_version], 2
 	mov	[rbp + PVSMM_PVCLOCK_tsc_shift], dl
 	mov	dword [rbp + PVSMM_PVCLOCK_tsc_to_system_mul], HC_MUL
 	mov	rax, HC_SYSTEM_TIME
 	mov	[rbp + PVSMM_PVCLOCK_system_time], rax
+	mov	r9d, ecx		; kind
 	lfence
 	rdtsc
 	shl	rdx, 32
 	or	rax, rdx
-	mov	rsi, rax		; tsc_before
+	mov	rdx, rax		; tsc_before
 	sub	rax, HC_TSC_BACK
 	mov	[rbp + PVSMM_PVCLOCK_tsc_timestamp], rax
-	push	rsi
+	push	rsi			; port offset
+	push	rdx			; tsc_before
 	push	rbx			; size
-	push	rcx			; method
+	push	r9			; kind
 
-	; The iretq frame: back to hcheck_resume on this very stack.
+	; The iretq frame (window cases): back to hcheck_resume on this stack.
 	mov	edi, HC_FRAME
 	lea	rax, [hcheck_resume]
 	mov	[rdi + 0], rax
-	mov	qword [rdi + 8], SEL_CODE64
+	mov	qword [rdi + 8], 0		; CS, SS: the handler's to fill
 	mov	qword [rdi + 16], HC_RFLAGS
 	mov	[rdi + 24], rsp
-	mov	qword [rdi + 32], SEL_DATA
+	mov	qword [rdi + 32], 0
 	mov	[abs SH_SIM_RSP], rsp
-	cmp	ecx, PVSMM_RETURN_IRET
+	xor	eax, eax
+	cmp	r9d, HC_WINDOW
 	setne	al
-	movzx	eax, al
 	mov	[abs SH_SIM_EXPECT_UD], rax
 
 	; Enter like the host: RFLAGS = 0x2, patterns everywhere.
@@ -281,16 +318,32 @@ hcheck_one:
 	mov	rsi, HC_PAT(4)
 	mov	rbp, HC_PAT(6)
 	mov	r8, HC_PAT(8)
-	mov	r9, HC_PAT(9)
 	mov	r10, HC_PAT(10)
 	mov	r11, HC_PAT(11)
 	mov	r12, HC_PAT(12)
 	mov	r13, HC_PAT(13)
 	mov	r14, HC_PAT(14)
 	mov	r15, HC_PAT(15)
+	cmp	r9d, HC_ENTRY32
+	je	.enter32
 	mov	rdi, HC_SA_VA
 	mov	rsp, HC_FRAME_VA
-	jmp	[hcheck_handler_va]
+	cmp	r9d, HC_WINDOW
+	mov	r9, HC_PAT(9)
+	je	.enter64
+	mov	rsp, HC_SA_VA + PVSMM_PERCPU_SIZE	; private: no frame
+.enter64:
+	jmp	[hcheck_entry64_va]
+.enter32:
+	; Far return into the 32-bit entry: compatibility mode on the boot
+	; map, where the region's GPAs are mapped 1:1 as in the PAE and
+	; 2-level address spaces.
+	mov	r9, HC_PAT(9)
+	mov	rsp, HC_SA + PVSMM_PERCPU_SIZE
+	push	SEL_CODE32
+	push	RG_CODE + HANDLER_ENTRY32_OFF
+	mov	edi, HC_SA
+	retfq
 
 hcheck_resume:
 	; Capture before touching anything.
@@ -326,9 +379,10 @@ hcheck_verify:
 	shl	rdx, 32
 	or	rax, rdx
 	mov	r10, rax		; tsc_after
-	pop	r12			; method
+	pop	r12			; kind
 	pop	r13			; size
 	pop	r14			; tsc_before
+	pop	r15			; port offset
 	mov	ebp, HC_SA + PVSMM_SAVE_pvclock
 	; Expected window [e_lo, e_hi] from the same math.
 	mov	rax, r14
@@ -339,88 +393,84 @@ hcheck_verify:
 	PVSMM_PVCLOCK_NS rbp
 	PVSMM_NS_TO_TICKS
 	mov	r9, rax			; e_hi
+	; The port's byte: lo = e_lo >> 8k, hi = e_hi >> 8k, vmask = the
+	; bits that byte offset can give.
+	lea	ecx, [r15 * 8]
+	shr	r8d, cl
+	shr	r9d, cl
+	mov	ebx, PVSMM_PM_TIMER_MASK
+	shr	ebx, cl			; vmask
 
 	mov	eax, 101
 	cmp	qword [abs HC_SA + PVSMM_SAVE_handler_runs], 1
 	jne	.out
 
-	; Direction OUT: no value, RAX (or result's low 32 bits) unchanged.
-	cmp	byte [abs HC_SA + PVSMM_SAVE_direction], PVSMM_DIR_IN
-	je	.in
-	mov	eax, 102
-	mov	rdx, HC_RAX
-	cmp	r12d, PVSMM_RETURN_IRET
-	jne	.out_exit
-	cmp	[abs HC_REG(0)], rdx
+	; The value and what the access leaves above it: window cases merge
+	; into RAX (IN AL/AX keep the rest of the interrupted RAX, IN EAX
+	; zero-extends), private cases give the unmerged 32-bit value.
+	cmp	r12d, HC_WINDOW
+	jne	.private_value
+	mov	eax, 103
+	mov	rdx, [abs HC_SA + PVSMM_SAVE_sequence]
+	cmp	[abs HC_SA + PVSMM_SAVE_done], rdx
 	jne	.out
-	jmp	.regs
-.out_exit:
-	cmp	[abs HC_SA + PVSMM_SAVE_result], edx
-	jne	.out
-	xor	eax, eax
-	jmp	.out
-.in:
-
-	; The value: RAX after iretq, save_area.result after the OUT.  The
-	; bits the access size does not cover must be the interrupted RAX's
-	; (IN AL/AX) or zero (IN EAX, and in result above the 24 bits).
-	cmp	r12d, PVSMM_RETURN_IRET
-	jne	.exit_value
 	mov	r10, [abs HC_REG(0)]
-	mov	r11, HC_RAX
-	jmp	.have_value
-.exit_value:
-	; result: the unmerged 32-bit value, whatever the access size.
-	mov	r10d, [abs HC_SA + PVSMM_SAVE_result]
-	xor	r11d, r11d
-	mov	edi, PVSMM_PM_TIMER_MASK
-	jmp	.upper
-.have_value:
-	; mask = 2^(8*size) - 1, but 2^24 - 1 for size 4
-	mov	edi, PVSMM_PM_TIMER_MASK
+	mov	r11, HC_RAX		; expected upper bits
+	mov	edi, 0xff		; size mask
 	mov	eax, 0xffff
 	cmp	r13d, 2
 	cmove	edi, eax
-	mov	eax, 0xff
-	cmp	r13d, 1
-	cmove	edi, eax
+	mov	eax, 0xffffffff
 	cmp	r13d, 4
-	jne	.upper
+	cmove	edi, eax
+	jne	.have_value
 	xor	r11d, r11d		; IN EAX zero-extends
-.upper:
-	; (value & ~mask) must equal (expected upper & ~mask)
-	mov	rax, r10
-	xor	rax, r11
-	mov	rdx, rdi
-	not	rdx
-	test	rax, rdx
+	jmp	.have_value
+.private_value:
+	mov	eax, 104
+	movzx	edx, word [abs SH_EXC_RDX]
+	cmp	edx, PVSMM_DEFAULT_RETURN_PORT
+	jne	.out
+	mov	r10d, [abs SH_EXC_RAX]	; the OUT's EAX
+	xor	r11d, r11d
+	mov	edi, 0xffffffff
+.have_value:
+	; (value & ~size mask) must equal the expected upper bits, and no
+	; value bit above what the byte offset gives may be set.
 	mov	eax, 100
+	mov	rdx, r10
+	xor	rdx, r11
+	mov	rcx, rdi
+	not	rcx
+	test	rdx, rcx
 	jnz	.out
-	; ((v - e_lo) & mask) <= ((e_hi - e_lo) & mask).  When more ticks
-	; than the access size can hold passed between the two samples (256
-	; for IN AL: 71 us, easily lost to a host preemption), every value is
+	mov	edx, r10d
+	and	edx, edi
+	mov	ecx, ebx
+	not	ecx
+	test	edx, ecx
+	jnz	.out
+	; ((v - lo) & m) <= ((hi - lo) & m), m = vmask & size mask.  When
+	; more ticks than m can hold passed between the two samples (256 for
+	; IN AL: 71 us, easily lost to a host preemption), every value is
 	; possible and the masked comparison would wrongly fail.
+	and	edi, ebx		; m
 	mov	edx, r9d
 	sub	edx, r8d
-	and	edx, PVSMM_PM_TIMER_MASK
+	and	edx, ebx
 	cmp	edx, edi
 	jae	.range_ok
-	mov	eax, r10d
-	sub	eax, r8d
-	and	eax, edi
-	mov	edx, r9d
-	sub	edx, r8d
-	and	edx, edi
-	cmp	eax, edx
-	mov	eax, 100
+	mov	ecx, r10d
+	sub	ecx, r8d
+	and	ecx, edi
+	cmp	ecx, edx
 	ja	.out
 .range_ok:
 	xor	eax, eax
-	cmp	r12d, PVSMM_RETURN_IRET
-	jne	.out			; the host restores registers on EXIT
+	cmp	r12d, HC_WINDOW
+	jne	.out			; the host restores registers
 
 	; Registers: everything but RAX preserved, RDI from the save area.
-.regs:
 %macro HC_EXPECT 2
 	mov	rdx, %2
 	cmp	[abs HC_REG(%1)], rdx

@@ -99,13 +99,7 @@ linux_compat32:
 	mov	ss, ax
 	mov	fs, ax
 	mov	gs, ax
-	mov	eax, cr0
-	and	eax, ~CR0_PG		; leaves IA-32e mode: EFER.LMA = 0
-	mov	cr0, eax
-	mov	ecx, MSR_EFER
-	rdmsr
-	and	eax, ~EFER_LME
-	wrmsr
+	LEAVE_IA32E			; paging off: EFER.LMA = 0, then LME
 	mov	eax, cr4
 	and	eax, ~CR4_PAE
 	mov	cr4, eax

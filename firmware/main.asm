@@ -12,6 +12,7 @@
 
 bsp_main64:
 	call	build_idt
+	call	build_idt32
 	call	read_bootinfo
 
 	call	serial_lock
@@ -39,6 +40,11 @@ bsp_main64:
 	PUTDEC	[abs SH_READS]
 	PUTS	" check_reads="
 	PUTDEC	[abs SH_CHECK_READS]
+	PUTS	" guest_mode="
+	mov	eax, [abs SH_GUEST_MODE]
+	lea	rsi, [mode_names]
+	mov	rsi, [rsi + rax * 8]
+	call	serial_puts
 	PUTS	`\n`
 	call	serial_unlock
 
@@ -67,6 +73,15 @@ park64:
 	hlt
 	jmp	park64
 
+mode_names:
+	dq	.long, .pae, .two_level
+.long:		db	"long", 0
+.pae:		db	"pae", 0
+.two_level:	db	"32", 0
+%if PVSMM_MODE_LONG != 0 || PVSMM_MODE_PAE != 1 || PVSMM_MODE_32 != 2
+%error mode_names follows the PVSMM_MODE_* numbers
+%endif
+
 ; read_bootinfo: copy struct pvsmm_bootinfo (or the defaults) into the
 ; shared page, clamping nr_vcpus to 1..PVSMM_FW_MAX_VCPUS.
 read_bootinfo:
@@ -93,6 +108,12 @@ read_bootinfo:
 	mov	[abs SH_CHECK_READS], rax
 	movzx	eax, word [rsi + PVSMM_BOOTINFO_flags]
 	mov	[abs SH_BOOT_FLAGS], eax
+	and	eax, PVSMM_BOOTINFO_MODE_MASK
+	shr	eax, PVSMM_BOOTINFO_MODE_SHIFT
+	xor	ecx, ecx		; PVSMM_MODE_LONG
+	cmp	eax, PVSMM_MODE_32
+	cmova	eax, ecx		; not a mode: long
+	mov	[abs SH_GUEST_MODE], eax
 	mov	rax, [rsi + PVSMM_BOOTINFO_linux_entry]
 	mov	[abs SH_LINUX_ENTRY], rax
 	mov	rax, [rsi + PVSMM_BOOTINFO_linux_boot_params]

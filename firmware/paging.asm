@@ -1,26 +1,29 @@
 ; SPDX-License-Identifier: MIT
 ;
-; paging.asm -- the boot identity map and the handler's private window.
+; paging.asm -- the firmware's own page tables: the boot identity map (long
+; mode) and the self-test's "OS" tables for its 32-bit guest modes.  The
+; handler's private address spaces are built elsewhere (private.asm).
 ;
 ; Boot map (PVSMM_FW_PAGETABLES_GPA, built by the BSP in 32-bit mode):
 ; PML4[0] -> PDPT, PDPT[0..3] -> four PDs of 2 MiB pages = the low 4 GiB,
 ; including the ROM at the top and the MMIO holes (all WB: nothing here
 ; cares).  Every other PML4 slot stays empty -- in particular slot
-; PVSMM_WINDOW_SLOT, which the host fills with the window PDPT on the fast
-; path.  Accessed/Dirty bits are preset so the CPU never has to write them.
+; PVSMM_WINDOW_SLOT, which a host with the window path enabled fills with
+; the window PDPT.  Accessed/Dirty bits are preset so the CPU never has to
+; write them.
 ;
-; Private address space (PVSMM_FW_PRIVATE_GPA, built by the BSP in long
-; mode, used by the host on the generic path as descriptor.private_cr3):
-;	private PML4 [PVSMM_WINDOW_SLOT] -> window PDPT
-;	window PDPT [0] -> window PD, window PD [0] -> window PT
-;	window PT [0 .. n-1]  -> the handler pages (read/exec)
-;	window PT [PVSMM_FW_WINDOW_PERCPU_OFFSET/4096 + i] -> vCPU i's area
-;						(read/write)
-; Supervisor-only (U/S = 0) and no NX anywhere: EFER.NXE may be off in the
-; interrupted context, which would make bit 63 reserved.
+; The 32-bit guest modes of the self-test (bootinfo flags, selftest32.asm)
+; run on identity maps of the low 4 GiB as well:
+;	PAE	PVSMM_FW_OS_PAE_PDPT_GPA + 32 * vCPU index: a 4-entry PDPT
+;		onto the boot map's four page directories (a PAE PDE has the
+;		long-mode format).  One per vCPU: QEMU's TCG, emulating
+;		nested paging in the lab, sets the Accessed bit in a PDPTE it
+;		walks (a reserved bit there), and KVM then refuses to load
+;		that PDPT at the next CR0/CR3/CR4 write (#GP).  A PDPT of its
+;		own is loaded by each vCPU before its own walks touch it.
+;	2-level	PVSMM_FW_OS_PD32_GPA: 1024 PDEs of 4 MiB pages (CR4.PSE)
 
 %define PD_ENTRY_FLAGS		(PTE_P | PTE_RW | PTE_A)
-%define LEAF_RO_FLAGS		(PTE_P | PTE_A)
 %define LEAF_RW_FLAGS		(PTE_P | PTE_RW | PTE_A | PTE_D)
 
 	bits	32
@@ -49,45 +52,33 @@ build_boot_map32:
 	loop	.pd
 	ret
 
-	bits	64
-; build_private_map64: ESI = handler size in bytes, EDX = number of vCPU
-; areas.  The private region is already zero.  Clobbers RAX, RCX, RDI.
-build_private_map64:
-	mov	dword [abs PVSMM_FW_PRIVATE_PML4_GPA + PVSMM_WINDOW_SLOT * 8], \
-		PVSMM_FW_WINDOW_PDPT_GPA + PD_ENTRY_FLAGS
-	mov	dword [abs PVSMM_FW_WINDOW_PDPT_GPA], \
-		PVSMM_FW_WINDOW_PD_GPA + PD_ENTRY_FLAGS
-	mov	dword [abs PVSMM_FW_WINDOW_PD_GPA], \
-		PVSMM_FW_WINDOW_PT_GPA + PD_ENTRY_FLAGS
-
-	; Handler pages: ceil(size / 4096) read-only PTEs from window + 0.
-	lea	ecx, [rsi + 0xfff]
-	shr	ecx, 12
-	mov	edi, PVSMM_FW_WINDOW_PT_GPA
-	mov	eax, PVSMM_FW_HANDLER_GPA + LEAF_RO_FLAGS
-.code:
-	mov	[rdi], eax
-	add	eax, 0x1000
+; build_os_tables32: the self-test's PAE PDPT and 2-level page directory.
+; Their memory is already zero.  Clobbers EAX, ECX, EDI.
+build_os_tables32:
+	mov	edi, PVSMM_FW_OS_PAE_PDPT_GPA
+	mov	ecx, 4 * PVSMM_FW_MAX_VCPUS
+.pdpt:
+	mov	eax, ecx
+	neg	eax
+	and	eax, 3			; entries 0..3 of each PDPT, in turn
+	shl	eax, 12
+	add	eax, BOOT_PD0 + PTE_P	; a PDPTE takes no other flag
+	mov	[edi], eax
 	add	edi, 8
-	loop	.code
-
-	; Per-vCPU areas: writable, from window + PVSMM_FW_WINDOW_PERCPU_OFFSET.
-	mov	ecx, edx
-	mov	edi, PVSMM_FW_WINDOW_PT_GPA + (PVSMM_FW_WINDOW_PERCPU_OFFSET >> 12) * 8
-	mov	eax, PVSMM_FW_PERCPU_GPA + LEAF_RW_FLAGS
-.percpu:
-	mov	[rdi], eax
-	add	eax, PVSMM_PERCPU_SIZE
-	add	edi, 8
-	loop	.percpu
+	loop	.pdpt
+	mov	edi, PVSMM_FW_OS_PD32_GPA
+	mov	eax, LEAF_RW_FLAGS | PTE_PS
+	mov	ecx, 1024
+.pd32:
+	mov	[edi], eax
+	add	eax, 0x400000
+	add	edi, 4
+	loop	.pd32
 	ret
 
-%if PVSMM_FW_HANDLER_MAX > PVSMM_FW_WINDOW_PERCPU_OFFSET
-%error handler pages would overlap the per-vCPU pages in the window
+%if PVSMM_FW_OS_PAE_PDPT_GPA + 32 * PVSMM_FW_MAX_VCPUS > PVSMM_FW_OS_PD32_GPA
+%error the per-vCPU PAE PDPTs overlap the 2-level directory
 %endif
-%if PVSMM_FW_WINDOW_PERCPU_OFFSET + PVSMM_FW_MAX_VCPUS * PVSMM_PERCPU_SIZE > 0x200000
-%error the window needs more than one page table
-%endif
-%if PVSMM_PERCPU_SIZE != 0x1000
-%error per-vCPU areas are mapped one page each
+%if PVSMM_FW_OS_PAE_PDPT_GPA < PVSMM_FW_PAGETABLES_GPA || PVSMM_FW_OS_PD32_GPA + 0x1000 > PVSMM_FW_PRIVATE_GPA
+%error the OS tables are not where boot.asm zeroes them
 %endif

@@ -24,6 +24,9 @@
 ;		The pvclock time in ns at `tsc` (the first step above).
 ;	uint32_t pvsmm_pm_ticks_from_ns(uint64_t ns);
 ;		The second step alone: floor(ns * 3579545 / 10^9) mod 2^24.
+;  - assembled with `nasm -f elf32` into build/firmware/pm_math32.o, where it
+;    emits the same three functions (cdecl, suffix 32) built from the 32-bit
+;    macros that the handler's 32-bit entry (PAE and 2-level paging) uses.
 ;
 ; So the unit tests exercise the instructions the handler executes.
 ;
@@ -38,6 +41,16 @@
 ; without brackets (e.g. `rdi` or `rdi + PVSMM_SAVE_pvclock`) whose
 ; registers must not be RAX, RCX or RDX; `ver` is a 32-bit register that is
 ; clobbered (likewise not EAX/ECX/EDX).
+;
+; The 32-bit macros compute the same numbers with 32-bit registers only:
+;	PVSMM_PVCLOCK_NS32 pv     in: EDX:EAX = tsc   out: EDX:EAX = ns
+;	PVSMM_NS_TO_TICKS32       in: EDX:EAX = ns    out: EAX = ticks
+;	PVSMM_PVCLOCK_READ_NS32 pv, ver             EDX:EAX = ns, live
+; They clobber EBX, ECX, ESI (and EDX for the ticks) and the flags; `pv`
+; must not use EAX, EBX, ECX, EDX or ESI (EBP or EDI; it may carry a
+; segment override, e.g. `ss:ebp + PVSMM_SAVE_pvclock`, which the handler
+; needs because the interrupted context's DS may be anything), `ver` is EDI
+; or EBP.
 
 %ifndef PVSMM_PM_MATH_ASM
 %define PVSMM_PM_MATH_ASM
@@ -96,6 +109,82 @@
 	jne	%%retry
 %endmacro
 
+
+; ---- 32-bit variants (the handler's PAE/2-level entry, the self-test's
+; 32-bit guest modes) --------------------------------------------------------
+
+%macro PVSMM_PVCLOCK_NS32 1
+	sub	eax, [%1 + PVSMM_PVCLOCK_tsc_timestamp]
+	sbb	edx, [%1 + PVSMM_PVCLOCK_tsc_timestamp + 4]
+	; The 64-bit shift in two halves; a count of 32 or more moves one
+	; half over first (SHLD/SHRD/SHL/SHR take the count mod 32).  As in
+	; the 64-bit macro, a left shift leaves CL = 0 for the right shift.
+	movsx	ecx, byte [%1 + PVSMM_PVCLOCK_tsc_shift]
+	neg	ecx			; ECX = -shift, SF set iff shift > 0
+	jns	%%right
+	neg	ecx
+	test	cl, 32
+	jz	%%left_small
+	mov	edx, eax
+	xor	eax, eax
+%%left_small:
+	shld	edx, eax, cl
+	shl	eax, cl
+	xor	ecx, ecx
+%%right:
+	test	cl, 32
+	jz	%%right_small
+	mov	eax, edx
+	xor	edx, edx
+%%right_small:
+	shrd	eax, edx, cl
+	shr	edx, cl
+	; 64x32 -> 96 bits, keep bits 95:32: (hi * mul) + ((lo * mul) >> 32).
+	; Two MULs and an add; the sum cannot pass 2^64.
+	mov	ecx, [%1 + PVSMM_PVCLOCK_tsc_to_system_mul]
+	mov	ebx, edx		; delta bits 63:32
+	mul	ecx			; EDX = (lo * mul) >> 32
+	mov	esi, edx
+	mov	eax, ebx
+	mul	ecx			; EDX:EAX = hi * mul
+	add	eax, esi
+	adc	edx, 0
+	add	eax, [%1 + PVSMM_PVCLOCK_system_time]
+	adc	edx, [%1 + PVSMM_PVCLOCK_system_time + 4]
+%endmacro
+
+%macro PVSMM_NS_TO_TICKS32 0
+	; ns * 3579545 as three words w2:w1:w0 (86 bits at most), then the
+	; long division by 10^9.  w2 < 3579545 < 10^9, so it is the first
+	; remainder as it stands and neither DIV can overflow; only the low
+	; quotient word matters (bits 23:0 of the quotient are in it).
+	mov	ecx, PVSMM_PM_TIMER_HZ
+	mov	ebx, edx		; ns bits 63:32
+	mul	ecx			; EDX:EAX = lo * HZ
+	mov	esi, eax		; w0
+	mov	eax, ebx
+	mov	ebx, edx		; carry into w1
+	mul	ecx			; EDX:EAX = hi * HZ
+	add	eax, ebx		; w1
+	adc	edx, 0			; w2
+	mov	ecx, PVSMM_NSEC_PER_SEC
+	div	ecx			; w2:w1 / 10^9, EDX = remainder
+	mov	eax, esi
+	div	ecx			; remainder:w0 / 10^9
+	and	eax, PVSMM_PM_TIMER_MASK
+%endmacro
+
+%macro PVSMM_PVCLOCK_READ_NS32 2
+%%retry:
+	mov	%2, [%1 + PVSMM_PVCLOCK_version]
+	and	%2, ~1
+	lfence
+	rdtsc
+	PVSMM_PVCLOCK_NS32 %1
+	cmp	%2, [%1 + PVSMM_PVCLOCK_version]
+	jne	%%retry
+%endmacro
+
 %ifidn __?OUTPUT_FORMAT?__, elf64
 ; ---- Standalone object for the unit tests --------------------------------
 	bits	64
@@ -127,6 +216,67 @@ pvsmm_pvclock_ns:
 pvsmm_pm_ticks_from_ns:
 	mov	rax, rdi
 	PVSMM_NS_TO_TICKS
+	ret
+.end:
+
+	section	.note.GNU-stack noalloc noexec nowrite progbits
+%endif
+
+
+%ifidn __?OUTPUT_FORMAT?__, elf32
+; ---- Standalone 32-bit object for the unit tests (cdecl) ------------------
+	bits	32
+	section	.text
+
+	global	pvsmm_pm_ticks32:function (pvsmm_pm_ticks32.end - pvsmm_pm_ticks32)
+	global	pvsmm_pvclock_ns32:function (pvsmm_pvclock_ns32.end - pvsmm_pvclock_ns32)
+	global	pvsmm_pm_ticks_from_ns32:function (pvsmm_pm_ticks_from_ns32.end - pvsmm_pm_ticks_from_ns32)
+
+; cdecl: EBX, ESI, EDI, EBP belong to the caller.  After the four pushes
+; the first argument is at [esp + 20].
+%macro SAVE_CALLEE 0
+	push	ebp
+	push	ebx
+	push	esi
+	push	edi
+%endmacro
+%macro RESTORE_CALLEE 0
+	pop	edi
+	pop	esi
+	pop	ebx
+	pop	ebp
+%endmacro
+
+; uint32_t pvsmm_pm_ticks32(const struct pvsmm_pvclock *pv, uint64_t tsc)
+pvsmm_pm_ticks32:
+	SAVE_CALLEE
+	mov	ebp, [esp + 20]
+	mov	eax, [esp + 24]
+	mov	edx, [esp + 28]
+	PVSMM_PVCLOCK_NS32 ebp
+	PVSMM_NS_TO_TICKS32
+	RESTORE_CALLEE
+	ret
+.end:
+
+; uint64_t pvsmm_pvclock_ns32(const struct pvsmm_pvclock *pv, uint64_t tsc)
+pvsmm_pvclock_ns32:
+	SAVE_CALLEE
+	mov	ebp, [esp + 20]
+	mov	eax, [esp + 24]
+	mov	edx, [esp + 28]
+	PVSMM_PVCLOCK_NS32 ebp
+	RESTORE_CALLEE
+	ret
+.end:
+
+; uint32_t pvsmm_pm_ticks_from_ns32(uint64_t ns)
+pvsmm_pm_ticks_from_ns32:
+	SAVE_CALLEE
+	mov	eax, [esp + 20]
+	mov	edx, [esp + 24]
+	PVSMM_NS_TO_TICKS32
+	RESTORE_CALLEE
 	ret
 .end:
 

@@ -9,15 +9,19 @@
 ;	reset.asm	real mode -> 32-bit protected mode, the GDT
 ;	boot.asm	32-bit -> long mode (BSP builds, APs wait)
 ;	mtrr.asm	memory types: write-back RAM, as a BIOS leaves them
-;	paging.asm	boot identity map, the handler's private window
+;	paging.asm	boot identity map, the 32-bit test modes' tables
+;	private.asm	the handler's private region: blob, GDT/IDT, the
+;			long/PAE/2-level address spaces, the descriptor
 ;	main.asm	BSP/AP flow in long mode, bootinfo
 ;	serial.asm	COM1 output
 ;	exceptions.asm	IDT: report faults instead of triple-faulting
 ;	register.asm	kvmclock, handler install, descriptor, registration
 ;	hcheck.asm	local handler check (the BSP plays host once)
 ;	selftest.asm	check and bench phases, the summary
+;	selftest32.asm	the same phases in the 32-bit guest modes
 ;	linux.asm	hand-over to a Linux kernel (x86 boot protocol)
-;	handler.asm	the reflection handler (position-independent blob)
+;	handler.asm	the reflection handler: 64-bit and 32-bit entries and
+;			their exception stubs (position-independent blob)
 ;	pm_math.asm	the time math shared by handler, self-test and tests
 ;	qemu.asm	test image only (-DPVSMM_FW_QEMU_TEST): AP start-up by
 ;			SIPI and q35's PM timer, for plain QEMU
@@ -43,11 +47,13 @@
 %include "boot.asm"
 %include "mtrr.asm"
 %include "paging.asm"
+%include "private.asm"
 %include "main.asm"
 %include "exceptions.asm"
 %include "register.asm"
 %include "hcheck.asm"
 %include "selftest.asm"
+%include "selftest32.asm"
 %include "linux.asm"
 %include "handler.asm"
 %ifdef PVSMM_FW_QEMU_TEST

@@ -8,7 +8,9 @@
 #
 #   1. the real image, 1 vCPU, no bootinfo (defaults)
 #   2. the test image (qemu.asm) on q35 with a bootinfo passed through QEMU's
-#      generic loader: 4 vCPUs started by SIPI, the PM timer enabled
+#      generic loader: 4 vCPUs started by SIPI, the PM timer enabled, once
+#      per guest mode of the self-test (long, PAE, 2-level: the bench loop
+#      then runs in 32-bit protected mode on the firmware's own tables)
 #
 # Usage: firmware/qemu-smoke.sh   (from the repository root)
 set -eu
@@ -40,13 +42,19 @@ run() {
 run single -bios $OUT/pvsmm-fw.bin -smp 1
 
 # struct pvsmm_bootinfo: magic, nr_vcpus, ram_size, reads_per_vcpu,
-# check_reads, pm_timer_port, flags, pad (layout.h).
-python3 - "$OUT/smoke-bootinfo.bin" <<'PY'
+# check_reads, pm_timer_port, flags, pad (layout.h); flags bits 3:2 are
+# the guest mode (PVSMM_MODE_*: 0 long, 1 PAE, 2 2-level).
+for mode in long pae 32; do
+	case $mode in long) m=0 ;; pae) m=1 ;; 32) m=2 ;; esac
+	python3 - "$OUT/smoke-bootinfo-$mode.bin" "$m" <<'PY'
 import struct, sys
 open(sys.argv[1], "wb").write(struct.pack("<IIQQQHHI",
-    0x49425650, 4, 256 << 20, 20000, 100, 0x608, 0, 0))
+    0x49425650, 4, 256 << 20, 20000, 100, 0x608, int(sys.argv[2]) << 2, 0))
 PY
-run smp4 -machine q35 -bios $OUT/pvsmm-fw-qemu.bin -smp 4 \
-	-device loader,file=$OUT/smoke-bootinfo.bin,addr=0x5000,force-raw=on
+	run "smp4-$mode" -machine q35 -bios $OUT/pvsmm-fw-qemu.bin -smp 4 \
+		-device loader,file=$OUT/smoke-bootinfo-$mode.bin,addr=0x5000,force-raw=on
+	grep -q "guest_mode=$mode" "$OUT/smoke-smp4-$mode.log" ||
+		{ echo "FAIL smp4-$mode: not run in guest mode $mode"; fail=1; }
+done
 
 exit $fail

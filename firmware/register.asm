@@ -50,45 +50,23 @@ kvmclock_enable:
 	mov	ecx, MSR_KVM_SYSTEM_TIME_NEW
 	wrmsr
 	mov	eax, r15d
-	shl	eax, 5
-%if VC_STRIDE != 32
-%error VC_STRIDE changed: fix the shift
-%endif
+	shl	eax, VC_SHIFT
 	mov	dword [rax + SH_VCPU + VC_KVMCLOCK], 1
 .out:
 	pop	rbx
 	ret
 
-; install_handler: copy the handler blob to RAM, build the private address
-; space and fill the descriptor.  BSP only.  Clobbers RAX, RCX, RDX, RSI,
-; RDI.
+; install_handler: the private region at PVSMM_FW_PRIVATE_GPA with an area
+; for each of the test's vCPUs (private.asm).  BSP only.  Clobbers RAX,
+; RCX, RDX, RSI, RDI, R8-R10.
 install_handler:
-	lea	rsi, [handler_start]
-	mov	edi, PVSMM_FW_HANDLER_GPA
-	mov	ecx, HANDLER_SIZE
-	rep movsb
-
-	mov	esi, HANDLER_SIZE
-	mov	edx, [abs SH_NR_VCPUS]
-	call	build_private_map64
-
-	mov	edi, PVSMM_FW_DESCRIPTOR_GPA
-	mov	dword [rdi + PVSMM_DESC_magic], PVSMM_DESC_MAGIC
-	mov	word [rdi + PVSMM_DESC_version], PVSMM_ABI_VERSION
-	mov	word [rdi + PVSMM_DESC_size], PVSMM_DESC_SIZE
-	mov	dword [rdi + PVSMM_DESC_flags], 0
-	mov	edx, [abs SH_NR_VCPUS]
-	mov	[rdi + PVSMM_DESC_nr_vcpus], edx
-	mov	rax, PVSMM_WINDOW_BASE
-	mov	[rdi + PVSMM_DESC_handler_va], rax
-	mov	qword [rdi + PVSMM_DESC_handler_size], HANDLER_SIZE
-	mov	qword [rdi + PVSMM_DESC_private_cr3], PVSMM_FW_PRIVATE_PML4_GPA
-	mov	qword [rdi + PVSMM_DESC_window_pdpt], PVSMM_FW_WINDOW_PDPT_GPA
-	mov	qword [rdi + PVSMM_DESC_percpu_gpa], PVSMM_FW_PERCPU_GPA
-	mov	rax, PVSMM_WINDOW_BASE + PVSMM_FW_WINDOW_PERCPU_OFFSET
-	mov	[rdi + PVSMM_DESC_percpu_va], rax
-	mov	dword [rdi + PVSMM_DESC_status], PVSMM_STATUS_NONE
-	mov	dword [rdi + PVSMM_DESC_status + 4], 0	; reserved
+	push	r12
+	push	r13
+	mov	r12d, RG
+	mov	r13d, [abs SH_NR_VCPUS]
+	call	build_private_region
+	pop	r13
+	pop	r12
 	ret
 
 ; register_handler: probe the pvsmm CPUID leaf (KVM base + 0x80) and, if the
@@ -124,12 +102,12 @@ register_handler:
 	PUTS	`)\n`
 	call	serial_unlock
 
-	mov	eax, PVSMM_FW_DESCRIPTOR_GPA | PVSMM_MSR_ENABLE
+	mov	eax, RG_DESC | PVSMM_MSR_ENABLE
 	xor	edx, edx
 	mov	ecx, PVSMM_MSR_REGISTER
 	wrmsr
 	; The host validates and answers synchronously, within the WRMSR exit.
-	mov	eax, [abs PVSMM_FW_DESCRIPTOR_GPA + PVSMM_DESC_status]
+	mov	eax, [abs RG_DESC + PVSMM_DESC_status]
 	mov	[abs SH_STATUS], eax
 	call	serial_lock
 	cmp	eax, PVSMM_STATUS_OK

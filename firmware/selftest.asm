@@ -10,6 +10,10 @@
 ;  (b) bench phase: a tight loop of reads between two marker OUTs (the VMM
 ;      times the interval), checking monotonicity modulo 2^24.
 ;  (c) report and count in; the BSP sums up and prints PVSMM-SELFTEST.
+; (a) and (b) run in the paging mode bootinfo asks for (SH_GUEST_MODE):
+; here in long mode, or in 32-bit protected mode with PAE or 2-level
+; paging (selftest32.asm, with the 32-bit math), so that a host reflects
+; them into the entry of that mode.
 
 	bits	64
 
@@ -25,12 +29,38 @@ run_selftest:
 	push	r14
 
 	mov	eax, r15d
-	shl	eax, 5			; VC_STRIDE
+	shl	eax, VC_SHIFT
 	lea	r14, [rax + SH_VCPU]	; r14 = this vCPU's results
 	mov	eax, r15d
 	imul	eax, eax, PVSMM_FW_KVMCLOCK_STRIDE
 	lea	rbp, [rax + PVSMM_FW_KVMCLOCK_GPA]	; rbp = own kvmclock
 
+	cmp	dword [abs SH_GUEST_MODE], PVSMM_MODE_LONG
+	je	.long
+	cmp	dword [r14 + VC_KVMCLOCK], 0
+	jne	.phases32
+	call	say_no_kvmclock
+.phases32:
+	call	selftest_phases32
+	cmp	qword [r14 + VC_CHECK_FAIL], 0
+	je	.report
+	call	serial_lock
+	PUTS	"pvsmm: vCPU "
+	PUTDEC	r15
+	PUTS	" first check failure: expected "
+	mov	eax, [r14 + VC_FAIL_E0]
+	PUTHEX	rax
+	PUTS	".."
+	mov	eax, [r14 + VC_FAIL_E1]
+	PUTHEX	rax
+	PUTS	", read "
+	mov	eax, [r14 + VC_FAIL_V]
+	PUTHEX	rax
+	PUTS	`\n`
+	call	serial_unlock
+	jmp	.report
+
+.long:
 	; ---- (a) check phase ----
 	xor	r12d, r12d		; failures
 	cmp	dword [r14 + VC_KVMCLOCK], 0
@@ -79,11 +109,7 @@ run_selftest:
 	jmp	.bench
 
 .no_kvmclock:
-	call	serial_lock
-	PUTS	"pvsmm: vCPU "
-	PUTDEC	r15
-	PUTS	`: no kvmclock, check phase skipped\n`
-	call	serial_unlock
+	call	say_no_kvmclock
 
 	; ---- (b) bench phase ----
 .bench:
@@ -120,8 +146,13 @@ run_selftest:
 	mov	edx, PVSMM_MARKER_PORT
 	out	dx, eax
 	mov	[r14 + VC_MONO_FAIL], r12
+	mov	[r14 + VC_FIRST], ebx
+	mov	[r14 + VC_LAST], esi
 
 	; ---- (c) report ----
+.report:
+	mov	ebx, [r14 + VC_FIRST]
+	mov	esi, [r14 + VC_LAST]
 	call	serial_lock
 	PUTS	"pvsmm: vCPU "
 	PUTDEC	r15
@@ -147,6 +178,15 @@ run_selftest:
 	pop	rbx
 	ret
 
+; say_no_kvmclock: R15 = vCPU index.  Clobbers RAX, RCX, RDX, RSI, RDI.
+say_no_kvmclock:
+	call	serial_lock
+	PUTS	"pvsmm: vCPU "
+	PUTDEC	r15
+	PUTS	`: no kvmclock, check phase skipped\n`
+	call	serial_unlock
+	ret
+
 %define DONE_TIMEOUT_NS	600000000000	; 10 min of guest time
 
 ; summary: BSP only, R15 = its index.  Waits for every vCPU, prints the
@@ -156,7 +196,7 @@ summary:
 	imul	eax, eax, PVSMM_FW_KVMCLOCK_STRIDE
 	lea	rbp, [rax + PVSMM_FW_KVMCLOCK_GPA]
 	mov	eax, r15d
-	shl	eax, 5
+	shl	eax, VC_SHIFT
 	cmp	dword [rax + SH_VCPU + VC_KVMCLOCK], 0
 	je	.wait_forever
 	; A vCPU that died would leave us spinning: with kvmclock we can tell
@@ -198,7 +238,7 @@ summary:
 	xor	r11d, r11d
 	mov	ecx, [abs SH_NR_VCPUS]
 	mov	esi, SH_VCPU
-	mov	edi, PVSMM_FW_PERCPU_GPA
+	mov	edi, RG_PERCPU
 .sum_one:
 	add	r8, [rsi + VC_CHECK_FAIL]
 	add	r9, [rsi + VC_MONO_FAIL]
@@ -238,6 +278,8 @@ summary:
 	PUTDEC	r11
 	PUTS	" registered="
 	PUTDEC32 [abs SH_REGISTERED]
+	PUTS	" desc_status="		; now: the host may have disabled it
+	PUTDEC32 [abs RG_DESC + PVSMM_DESC_status]
 	test	ebx, ebx
 	jnz	.fail
 	PUTS	` status=PASS\n`

@@ -4,14 +4,17 @@
 #
 #   build    firmware, VMM, shim, option ROM and the unit tests: a C
 #            compiler, make, nasm, iasl (the VMM's DSDT is ASL), python3
-#            (the ROM checksum, the unit runner)
+#            (the ROM checksum, the unit runner), gcc-multilib and
+#            qemu-user (the firmware's 32-bit time math is unit-tested as
+#            a -m32 binary, run by qemu-i386 where the kernel cannot)
 #   uefi     gnu-efi, for the UEFI driver (make uefi)
 #   lab      the nested lab: QEMU, Debian's kernel image, headers and
 #            source (pinned to one version through the metapackages, so
 #            rebuilt KVM modules load into the lab's kernel), busybox;
-#            the real-Linux guests (gcc-multilib for gtod-bench -m32,
-#            gnuplot-nox for results/guest.png, and the i386 architecture:
-#            their i386 kernel and busybox come with `apt-get download`);
+#            the real-Linux guests (gtod-bench -m32 with the build set's
+#            gcc-multilib, gnuplot-nox for results/guest.png, and the i386
+#            architecture: their i386 kernel and busybox come with
+#            `apt-get download`);
 #            OVMF; QEMU's build dependencies (make qemu-pvsmm, qemu-lab);
 #            clang and its runtime libraries (libFuzzer, make kvm-fuzz)
 #   install  dkms, for make install and make dkms-check
@@ -21,10 +24,10 @@
 # Bochs (g++) and boots L1 from a CD (Bochs's BIOS and VGA BIOS, grub).
 set -eu
 
-build="gcc make libc6-dev nasm acpica-tools python3"
+build="gcc make libc6-dev nasm acpica-tools python3 gcc-multilib qemu-user"
 uefi="gnu-efi"
 lab="qemu-system-x86 busybox-static cpio xz-utils patch linux-image-amd64
-	linux-headers-amd64 linux-source-6.1 perl gcc-multilib gnuplot-nox ovmf
+	linux-headers-amd64 linux-source-6.1 perl gnuplot-nox ovmf
 	dpkg-dev meson ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev
 	clang libclang-rt-14-dev
 	g++ bochsbios vgabios grub-pc-bin grub-common xorriso"

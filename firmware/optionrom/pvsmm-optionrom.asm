@@ -12,9 +12,12 @@
 ;   3. takes that memory from the BIOS through PnP PMM as a *permanent*
 ;      allocation, which the BIOS removes from the OS's memory map (see
 ;      region.asm for where it lands and why);
-;   4. copies the handler (firmware/handler.asm, unchanged) there, builds
-;      the window page tables and the descriptor, and writes the
-;      descriptor's address to PVSMM_MSR_REGISTER.
+;   4. builds the private region there (region.asm: the handler,
+;      firmware/handler.asm unchanged, with its 64-bit and 32-bit entries;
+;      the private GDT and IDTs; page tables for long mode, PAE and
+;      2-level paging, so that 32-bit OSes are served too; the ABI v2
+;      descriptor) and writes the descriptor's address to
+;      PVSMM_MSR_REGISTER.
 ;
 ; The registration is VM-wide (abi.h): the application processors that
 ; SeaBIOS parks and that the OS later starts with INIT/SIPI into its own
@@ -28,12 +31,13 @@
 ;	print.asm	messages on COM1 and INT 10h
 ;	fwcfg.asm	QEMU's fw_cfg: vCPU counts, where QEMU puts an initrd
 ;	pmm.asm		the PnP Post Memory Manager: find, allocate, free
-;	region.asm	choose the memory, unreal mode, fill it, register
+;	region.asm	choose the memory, unreal mode, build the region,
+;			register
 ;	acpi.asm	the PM timer's port (FADT), reads before registering
 ;	handler.asm	the reflection handler (../handler.asm), copied out
 
 %include "abi.inc"
-%include "fwdefs.inc"		; HANDLER_SIZE, PTE_* (nothing else is used)
+%include "fwdefs.inc"		; HANDLER_*, REGION_*, PTE_*, the private GDT
 %include "pm_math.asm"		; macros only in -f bin
 
 	bits	16

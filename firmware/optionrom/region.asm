@@ -3,15 +3,16 @@
 ; region.asm -- the handler's private region: where it comes from, what is
 ; in it, and the registration.
 ;
-; Layout (4 KiB pages from a 4 KiB aligned base; every address below 4 GiB):
-;	page 0		descriptor (offset 0), handler code (HANDLER_OFFSET)
-;	page 1		private PML4 (generic return path: descriptor.private_cr3)
-;	page 2		window PDPT (the host puts it in PML4 slot 271)
-;	page 3		window PD
-;	page 4		window PT
-;	page 5 + i	vCPU i's area: save area, private stack
-; The window maps page 0 (read-only) at PVSMM_WINDOW_BASE and the vCPU
-; areas (read-write) from PVSMM_WINDOW_BASE + PERCPU_WINDOW_OFFSET.
+; Layout: include/pvsmm/layout.h (PVSMM_REGION_*), the same as the
+; self-test image's (firmware/private.asm) and the UEFI driver's
+; (firmware/uefi/region.h): the descriptor, the private GDT and IDTs, the
+; handler blob (firmware/handler.asm, unchanged), the long-mode window
+; tables and a PML5, PAE and 2-level tables, and one page per vCPU.  The
+; three entries (abi.h) let the host reflect reads of 64-bit guests and
+; of 32-bit guests with or without PAE (SeaBIOS boots all of them); the
+; tables map only the GDT/IDT page (read-only), the code (read-only,
+; executable) and the per-vCPU areas (writable; NX in long mode), 4 KiB
+; leaves, supervisor-only.  Every address is below 4 GiB.
 ;
 ; Where: a permanent PMM allocation.  SeaBIOS serves extended ones from its
 ; high zone at the top of RAM below 4 GiB and reports it reserved in E820.
@@ -27,26 +28,11 @@
 ; pvsmm).  The memory is never given back: the registration outlives the
 ; BIOS.
 
-%define FIXED_PAGES		5
-%define PML4_OFF		0x1000
-%define PDPT_OFF		0x2000
-%define PD_OFF			0x3000
-%define PT_OFF			0x4000
-%define PERCPU_OFF		(FIXED_PAGES * 0x1000)
-%define HANDLER_OFFSET		0x100
-%define PERCPU_WINDOW_OFFSET	0x10000
-
-%define TABLE_FLAGS		(PTE_P | PTE_RW | PTE_A)
-%define LEAF_RO_FLAGS		(PTE_P | PTE_A)
-%define LEAF_RW_FLAGS		(PTE_P | PTE_RW | PTE_A | PTE_D)
-
-%if PVSMM_DESC_SIZE > HANDLER_OFFSET
-%error the descriptor overlaps the handler
+%define FIXED_PAGES		(PVSMM_REGION_PERCPU >> 12)
+%define WINDOW_HI		(PVSMM_WINDOW_BASE >> 32)	; its low half is 0
+%if PVSMM_WINDOW_BASE & 0xffffffff
+%error the window's VAs are built as WINDOW_HI:offset
 %endif
-%if (PERCPU_WINDOW_OFFSET >> 12) + PVSMM_MAX_VCPUS > 512
-%error the window needs more than one page table
-%endif
-	times	-(HANDLER_OFFSET + HANDLER_SIZE > 0x1000) db 0	; handler too big
 
 ; Locals of region_setup, addressed from BP (SS).
 %define L_PMM		0	; dd: PMM far entry
@@ -234,8 +220,24 @@ unreal_flat:
 	dq	0x00cf93000000ffff	; data, base 0, limit 4 GiB, writable
 unreal_gdt_end:
 
+; ROM_ENTRY mode, cr3's region offset, VA of region offset 0 in the
+; entry's address space (bits 31:0, 63:32), entry point's offset in the
+; blob, IDT's region offset, IDT limit: one struct pvsmm_entry of the
+; descriptor at EBX.  Clobbers EAX, ECX, EDX, ESI, EDI.
+%macro ROM_ENTRY 7
+	lea	edi, [ebx + PVSMM_DESC_entry + %1 * PVSMM_ENTRY_SIZE]
+	lea	eax, [ebx + %2]
+	mov	esi, %3
+	mov	edx, %4
+	mov	ecx, %5
+	call	fill_entry
+	lea	eax, [esi + %6]
+	mov	[fs:edi + PVSMM_ENTRY_idt_va], eax
+	mov	word [fs:edi + PVSMM_ENTRY_idt_limit], %7
+%endmacro
+
 ; fill_region: ES/FS flat.  Zero the region, copy the handler, build the
-; window and the descriptor.
+; GDT, the IDTs, the three address spaces and the descriptor.
 fill_region:
 	mov	ebx, [bp + L_BASE]
 	mov	edi, ebx
@@ -246,30 +248,68 @@ fill_region:
 	a32 rep	stosd
 
 	mov	esi, handler_start
-	lea	edi, [ebx + HANDLER_OFFSET]
+	lea	edi, [ebx + PVSMM_REGION_CODE]
 	mov	ecx, HANDLER_SIZE
 	a32 rep	movsb			; DS:ESI (this ROM) -> ES:EDI
 
-	; PML4[slot] -> PDPT; PDPT[0] -> PD; PD[0] -> PT.
-	lea	eax, [ebx + PDPT_OFF + TABLE_FLAGS]
-	mov	[fs:ebx + PML4_OFF + PVSMM_WINDOW_SLOT * 8], eax
-	lea	eax, [ebx + PD_OFF + TABLE_FLAGS]
-	mov	[fs:ebx + PDPT_OFF], eax
-	lea	eax, [ebx + PT_OFF + TABLE_FLAGS]
-	mov	[fs:ebx + PD_OFF], eax
-	; PT[0] -> page 0 (descriptor + handler), read-only.  No NX bit: the
-	; interrupted context may run with EFER.NXE clear.
-	lea	eax, [ebx + LEAF_RO_FLAGS]
-	mov	[fs:ebx + PT_OFF], eax
-	; PT[16 + i] -> vCPU i's area.
-	movzx	ecx, word [bp + L_NR]
-	lea	edi, [ebx + PT_OFF + (PERCPU_WINDOW_OFFSET >> 12) * 8]
-	lea	eax, [ebx + PERCPU_OFF + LEAF_RW_FLAGS]
-.percpu:
-	mov	[fs:edi], eax
-	add	eax, PVSMM_PERCPU_SIZE
-	add	edi, 8
+	; The private GDT: 64-bit code, data, 32-bit code (fwdefs.inc).
+	mov	dword [fs:ebx + PVSMM_REGION_GDT + PVSMM_PRIVATE_CS64], PRIVATE_GDT_CODE64 & 0xffffffff
+	mov	dword [fs:ebx + PVSMM_REGION_GDT + PVSMM_PRIVATE_CS64 + 4], PRIVATE_GDT_CODE64 >> 32
+	mov	dword [fs:ebx + PVSMM_REGION_GDT + PVSMM_PRIVATE_DS], PRIVATE_GDT_DATA & 0xffffffff
+	mov	dword [fs:ebx + PVSMM_REGION_GDT + PVSMM_PRIVATE_DS + 4], PRIVATE_GDT_DATA >> 32
+	mov	dword [fs:ebx + PVSMM_REGION_GDT + PVSMM_PRIVATE_CS32], PRIVATE_GDT_CODE32 & 0xffffffff
+	mov	dword [fs:ebx + PVSMM_REGION_GDT + PVSMM_PRIVATE_CS32 + 4], PRIVATE_GDT_CODE32 >> 32
+
+	; The IDTs: gate i -> stub i, at its window VA (64-bit) or its GPA.
+	push	ebp			; (BP is the frame: borrowed here)
+	lea	edi, [ebx + PVSMM_REGION_IDT64]
+	mov	edx, PVSMM_REGION_CODE + HANDLER_STUBS64_OFF	; VA low half
+	lea	esi, [ebx + PVSMM_REGION_IDT32]
+	lea	ebp, [ebx + PVSMM_REGION_CODE + HANDLER_STUBS32_OFF]
+	mov	ecx, 32
+.gates:
+	IDT_GATE_DWORDS [fs:edi], [fs:edi + 4], edx, PVSMM_PRIVATE_CS64, IDT64_GATE_TYPE
+	mov	dword [fs:edi + 8], WINDOW_HI
+	IDT_GATE_DWORDS [fs:esi], [fs:esi + 4], ebp, PVSMM_PRIVATE_CS32, IDT32_GATE_TYPE
+	add	edx, 16
+	add	ebp, 16
+	add	edi, 16
+	add	esi, 8
 	dec	ecx
+	jnz	.gates
+	pop	ebp
+
+	; Long mode: PML4[slot] -> window PDPT -> PD -> PT; PML5[511] -> PML4.
+	lea	eax, [ebx + PVSMM_REGION_WINDOW_PDPT + REGION_TABLE_FLAGS]
+	mov	[fs:ebx + PVSMM_REGION_PML4 + PVSMM_WINDOW_SLOT * 8], eax
+	lea	eax, [ebx + PVSMM_REGION_WINDOW_PD + REGION_TABLE_FLAGS]
+	mov	[fs:ebx + PVSMM_REGION_WINDOW_PDPT], eax
+	lea	eax, [ebx + PVSMM_REGION_WINDOW_PT + REGION_TABLE_FLAGS]
+	mov	[fs:ebx + PVSMM_REGION_WINDOW_PD], eax
+	lea	eax, [ebx + PVSMM_REGION_PML4 + REGION_TABLE_FLAGS]
+	mov	[fs:ebx + PVSMM_REGION_PML5 + 511 * 8], eax
+
+	; The pages, in all three address spaces.
+	mov	ecx, PVSMM_REGION_TABLES
+	mov	eax, REGION_RO_FLAGS
+	mov	edx, 1 << (PTE_NX_BIT - 32)
+	call	map_page
+	mov	ecx, PVSMM_REGION_CODE
+.code:
+	mov	eax, REGION_RO_FLAGS
+	xor	edx, edx
+	call	map_page
+	add	ecx, PVSMM_PAGE_SIZE
+	cmp	ecx, PVSMM_REGION_CODE + HANDLER_SIZE
+	jb	.code
+	mov	ecx, PVSMM_REGION_PERCPU
+	movzx	esi, word [bp + L_NR]
+.percpu:
+	mov	eax, REGION_RW_FLAGS
+	mov	edx, 1 << (PTE_NX_BIT - 32)
+	call	map_page
+	add	ecx, PVSMM_PERCPU_SIZE
+	dec	esi
 	jnz	.percpu
 
 	; The descriptor.  The upper halves of the GPAs stay 0 (zeroed above).
@@ -278,17 +318,94 @@ fill_region:
 	mov	word [fs:ebx + PVSMM_DESC_size], PVSMM_DESC_SIZE
 	movzx	eax, word [bp + L_NR]
 	mov	[fs:ebx + PVSMM_DESC_nr_vcpus], eax
-	mov	dword [fs:ebx + PVSMM_DESC_handler_va], (PVSMM_WINDOW_BASE + HANDLER_OFFSET) & 0xffffffff
-	mov	dword [fs:ebx + PVSMM_DESC_handler_va + 4], PVSMM_WINDOW_BASE >> 32
-	mov	dword [fs:ebx + PVSMM_DESC_handler_size], HANDLER_SIZE
-	lea	eax, [ebx + PML4_OFF]
-	mov	[fs:ebx + PVSMM_DESC_private_cr3], eax
-	lea	eax, [ebx + PDPT_OFF]
-	mov	[fs:ebx + PVSMM_DESC_window_pdpt], eax
-	lea	eax, [ebx + PERCPU_OFF]
+	lea	eax, [ebx + PVSMM_REGION_PERCPU]
 	mov	[fs:ebx + PVSMM_DESC_percpu_gpa], eax
-	mov	dword [fs:ebx + PVSMM_DESC_percpu_va], (PVSMM_WINDOW_BASE + PERCPU_WINDOW_OFFSET) & 0xffffffff
-	mov	dword [fs:ebx + PVSMM_DESC_percpu_va + 4], PVSMM_WINDOW_BASE >> 32
+	lea	eax, [ebx + PVSMM_REGION_WINDOW_PDPT]
+	mov	[fs:ebx + PVSMM_DESC_window_pdpt], eax
+	lea	eax, [ebx + PVSMM_REGION_PML5]
+	mov	[fs:ebx + PVSMM_DESC_cr3_la57], eax
+
+	ROM_ENTRY PVSMM_MODE_LONG, PVSMM_REGION_PML4, 0, WINDOW_HI, \
+		HANDLER_ENTRY64_OFF, PVSMM_REGION_IDT64, PVSMM_PRIVATE_IDT64_MIN_LIMIT
+	ROM_ENTRY PVSMM_MODE_PAE, PVSMM_REGION_PAE_PDPT, ebx, 0, \
+		HANDLER_ENTRY32_OFF, PVSMM_REGION_IDT32, PVSMM_PRIVATE_IDT32_MIN_LIMIT
+	ROM_ENTRY PVSMM_MODE_32, PVSMM_REGION_PD32, ebx, 0, \
+		HANDLER_ENTRY32_OFF, PVSMM_REGION_IDT32, PVSMM_PRIVATE_IDT32_MIN_LIMIT
+	ret
+
+; fill_entry: FS flat, EDI = the entry, EAX = its cr3, EDX:ESI = the VA of
+; region offset 0 in its address space, ECX = the entry point's offset in
+; the blob.  The IDT's VA (bits 31:0) and limit are ROM_ENTRY's.  Clobbers
+; EAX.
+fill_entry:
+	mov	[fs:edi + PVSMM_ENTRY_cr3], eax
+	lea	eax, [esi + ecx + PVSMM_REGION_CODE]
+	mov	[fs:edi + PVSMM_ENTRY_handler_va], eax
+	mov	[fs:edi + PVSMM_ENTRY_handler_va + 4], edx
+	mov	eax, HANDLER_SIZE
+	sub	eax, ecx
+	mov	[fs:edi + PVSMM_ENTRY_handler_size], eax
+	lea	eax, [esi + PVSMM_REGION_PERCPU]
+	mov	[fs:edi + PVSMM_ENTRY_percpu_va], eax
+	mov	[fs:edi + PVSMM_ENTRY_percpu_va + 4], edx
+	lea	eax, [esi + PVSMM_REGION_GDT]
+	mov	[fs:edi + PVSMM_ENTRY_gdt_va], eax
+	mov	[fs:edi + PVSMM_ENTRY_gdt_va + 4], edx
+	mov	[fs:edi + PVSMM_ENTRY_idt_va + 4], edx
+	mov	word [fs:edi + PVSMM_ENTRY_gdt_limit], PVSMM_PRIVATE_GDT_MIN_LIMIT
+	ret
+
+; map_page: FS flat, EBX = region base, ECX = region offset of the page,
+; EAX = leaf flags, EDX = the long-mode leaf's upper half (the NX bit or
+; 0).  Maps it at PVSMM_WINDOW_BASE + offset in the window and at its GPA
+; in the PAE and 2-level tables (firmware/private.asm: map_region_page,
+; the same rules).  Preserves every register.
+map_page:
+	pushad
+	mov	esi, eax		; flags
+	lea	edi, [ebx + ecx]	; the page's GPA
+
+	; Long mode: window PT[offset >> 12].
+	mov	eax, ecx
+	shr	eax, 12
+	lea	eax, [ebx + eax * 8 + PVSMM_REGION_WINDOW_PT]
+	lea	ecx, [edi + esi]
+	mov	[fs:eax], ecx
+	mov	[fs:eax + 4], edx
+
+	; PAE: PDPT[gpa >> 30] -> directory 0/1, PD[gpa >> 21 & 511] ->
+	; table 0/1, PT[gpa >> 12 & 511] -> the page.
+	REGION_TABLE_OF edx, ecx, edi, ebx, 30, PVSMM_REGION_PAE_PD
+	mov	eax, edi
+	shr	eax, 30
+	lea	ecx, [edx + REGION_PDPTE_FLAGS]
+	mov	[fs:ebx + eax * 8 + PVSMM_REGION_PAE_PDPT], ecx
+	REGION_TABLE_OF ecx, eax, edi, ebx, 21, PVSMM_REGION_PAE_PT
+	mov	eax, edi
+	shr	eax, 21
+	and	eax, 511
+	push	ecx
+	add	ecx, REGION_TABLE_FLAGS
+	mov	[fs:edx + eax * 8], ecx
+	pop	ecx
+	mov	eax, edi
+	shr	eax, 12
+	and	eax, 511
+	lea	edx, [edi + esi]
+	mov	[fs:ecx + eax * 8], edx
+
+	; 2-level: PD[gpa >> 22] -> table 0/1, PT[gpa >> 12 & 1023].
+	REGION_TABLE_OF ecx, eax, edi, ebx, 22, PVSMM_REGION_PT32
+	mov	eax, edi
+	shr	eax, 22
+	lea	edx, [ecx + REGION_TABLE_FLAGS]
+	mov	[fs:ebx + eax * 4 + PVSMM_REGION_PD32], edx
+	mov	eax, edi
+	shr	eax, 12
+	and	eax, 1023
+	lea	edx, [edi + esi]
+	mov	[fs:ecx + eax * 4], edx
+	popad
 	ret
 
 ; register: FS flat.  The host validates the descriptor within the WRMSR

@@ -9,15 +9,19 @@
  *   2. allocates the private region as EfiReservedMemoryType pages below
  *      4 GiB: they survive ExitBootServices and the OS never counts them
  *      as usable memory (nor maps them: nothing in them is UEFI's);
- *   3. copies firmware/handler.asm (unchanged, as a flat blob) there and
- *      builds the window page tables and the descriptor, with a per-vCPU
- *      area for every vCPU the ABI allows (memory is cheap here, and vCPUs
- *      plugged later are covered too);
+ *   3. builds the region (region.h: the layout of include/pvsmm/layout.h,
+ *      the same as the option ROM's and the self-test's) with
+ *      firmware/handler.asm (unchanged, linked in as data), the private
+ *      GDT and IDTs, the long-mode, PAE and 2-level address spaces (W^X,
+ *      supervisor-only) and the three-entry descriptor, with a per-vCPU
+ *      area for every vCPU the ABI allows (memory is cheap here, and
+ *      vCPUs plugged later are covered too);
  *   4. writes the descriptor's address to PVSMM_MSR_REGISTER.
  *
  * The registration is VM-wide: the APs that the OS starts later, which
- * never run this driver, are covered all the same.  The layout of the
- * region is the option ROM's (firmware/optionrom/region.asm).
+ * never run this driver, are covered all the same.  An OS booted from
+ * here may run in long mode or, through a 32-bit loader, in 32-bit
+ * protected mode with or without PAE: each has its entry.
  *
  * Firmware reads of the PM timer before this driver runs go to the VMM;
  * OVMF reads it throughout boot, which is what the QEMU shim uses to line
@@ -26,33 +30,25 @@
 #include <efi.h>
 #include <efilib.h>
 #include <pvsmm/abi.h>
-
-#define FIXED_PAGES		5	/* descriptor+handler, PML4, PDPT, PD, PT */
-#define PML4_OFF		0x1000
-#define PDPT_OFF		0x2000
-#define PD_OFF			0x3000
-#define PT_OFF			0x4000
-#define PERCPU_OFF		(FIXED_PAGES * 0x1000)
-#define HANDLER_OFFSET		0x100
-#define PERCPU_WINDOW_OFFSET	0x10000
-
-#define PTE_P	(1ull << 0)
-#define PTE_RW	(1ull << 1)
-#define PTE_A	(1ull << 5)
-#define PTE_D	(1ull << 6)
-#define TABLE_FLAGS	(PTE_P | PTE_RW | PTE_A)
-#define LEAF_RO_FLAGS	(PTE_P | PTE_A)		/* no NX: EFER.NXE may be off */
-#define LEAF_RW_FLAGS	(PTE_P | PTE_RW | PTE_A | PTE_D)
+#include "region.h"
 
 #define KVM_SIG_EBX	0x4b4d564b	/* "KVMK" */
 #define KVM_SIG_ECX	0x564b4d56	/* "VMKV" */
 #define KVM_SIG_EDX	0x0000004d	/* "M\0\0\0" */
 
-extern const unsigned char pvsmm_handler_blob[];
-extern const unsigned long pvsmm_handler_blob_size;
+/*
+ * Test image (make -C firmware/uefi test-image): builds the region on any
+ * host and never writes the MSR; firmware/region-check.sh validates it.
+ */
+#ifdef PVSMM_EFI_TEST
+#define TEST_IMAGE	1
+#else
+#define TEST_IMAGE	0
+#endif
 
-_Static_assert((PERCPU_WINDOW_OFFSET >> 12) + PVSMM_MAX_VCPUS <= 512,
-	       "the window needs more than one page table");
+extern const unsigned char pvsmm_handler_blob[];
+extern const unsigned int pvsmm_handler_blob_size;
+extern const unsigned int pvsmm_handler_offsets[4];
 
 static void cpuid(UINT32 leaf, UINT32 *a, UINT32 *b, UINT32 *c, UINT32 *d)
 {
@@ -84,53 +80,26 @@ static UINT32 find_pvsmm_leaf(void)
 	return 0;
 }
 
-static void fill_region(UINT64 base, UINT32 nr)
-{
-	volatile UINT64 *pml4 = (UINT64 *)(base + PML4_OFF);
-	volatile UINT64 *pdpt = (UINT64 *)(base + PDPT_OFF);
-	volatile UINT64 *pd = (UINT64 *)(base + PD_OFF);
-	volatile UINT64 *pt = (UINT64 *)(base + PT_OFF);
-	struct pvsmm_descriptor *desc = (struct pvsmm_descriptor *)base;
-	UINT32 i;
-
-	ZeroMem((void *)base, (FIXED_PAGES + nr) * EFI_PAGE_SIZE);
-	CopyMem((void *)(base + HANDLER_OFFSET), (void *)pvsmm_handler_blob,
-		pvsmm_handler_blob_size);
-
-	pml4[PVSMM_WINDOW_SLOT] = (base + PDPT_OFF) | TABLE_FLAGS;
-	pdpt[0] = (base + PD_OFF) | TABLE_FLAGS;
-	pd[0] = (base + PT_OFF) | TABLE_FLAGS;
-	pt[0] = base | LEAF_RO_FLAGS;
-	for (i = 0; i < nr; i++)
-		pt[(PERCPU_WINDOW_OFFSET >> 12) + i] =
-			(base + PERCPU_OFF + (UINT64)i * PVSMM_PERCPU_SIZE) | LEAF_RW_FLAGS;
-
-	desc->magic = PVSMM_DESC_MAGIC;
-	desc->version = PVSMM_ABI_VERSION;
-	desc->size = sizeof(*desc);
-	desc->nr_vcpus = nr;
-	desc->handler_va = PVSMM_WINDOW_BASE + HANDLER_OFFSET;
-	desc->handler_size = pvsmm_handler_blob_size;
-	desc->private_cr3 = base + PML4_OFF;
-	desc->window_pdpt = base + PDPT_OFF;
-	desc->percpu_gpa = base + PERCPU_OFF;
-	desc->percpu_va = PVSMM_WINDOW_BASE + PERCPU_WINDOW_OFFSET;
-	desc->status = PVSMM_STATUS_NONE;
-}
-
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
 	EFI_PHYSICAL_ADDRESS base = 0xffffffff;
 	UINT32 nr = PVSMM_MAX_VCPUS, status;
-	UINTN pages = FIXED_PAGES + nr;
+	UINTN pages = PVSMM_REGION_SIZE(nr) / EFI_PAGE_SIZE;
+	const struct pvsmm_blob blob = {
+		.code = pvsmm_handler_blob, .size = pvsmm_handler_blob_size,
+		.entry64 = pvsmm_handler_offsets[0],
+		.stubs64 = pvsmm_handler_offsets[1],
+		.entry32 = pvsmm_handler_offsets[2],
+		.stubs32 = pvsmm_handler_offsets[3],
+	};
 	EFI_STATUS r;
 
 	InitializeLib(image, systab);
-	if (HANDLER_OFFSET + pvsmm_handler_blob_size > EFI_PAGE_SIZE) {
+	if (pvsmm_handler_blob_size > PVSMM_REGION_CODE_MAX) {
 		Print(L"pvsmm: handler too large\n");
 		return EFI_LOAD_ERROR;
 	}
-	if (!find_pvsmm_leaf()) {
+	if (!TEST_IMAGE && !find_pvsmm_leaf()) {
 		Print(L"pvsmm: not offered by the host (no CPUID leaf), driver unloaded\n");
 		return EFI_UNSUPPORTED;
 	}
@@ -140,7 +109,13 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		Print(L"pvsmm: no memory for the handler's region (%r)\n", r);
 		return r;
 	}
-	fill_region(base, nr);
+	ZeroMem((void *)base, pages * EFI_PAGE_SIZE);
+	pvsmm_region_build((UINT8 *)base, base, nr, &blob);
+	if (TEST_IMAGE) {
+		Print(L"pvsmm: test image, not registering\n");
+		Print(L"pvsmm: region of %d vCPU areas at 0x%lx\n", nr, base);
+		return EFI_SUCCESS;
+	}
 	/* The host validates the descriptor within the WRMSR. */
 	wrmsr(PVSMM_MSR_REGISTER, base | PVSMM_MSR_ENABLE);
 	status = ((volatile struct pvsmm_descriptor *)base)->status;

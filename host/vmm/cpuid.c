@@ -9,7 +9,9 @@
 #include "cpuid.h"
 
 #define EXTRA_ENTRIES	4	/* room for leaves we may add */
+#define CPUID_1_ECX_VMX		(1u << 5)
 #define CPUID_1_ECX_HYPERVISOR	(1u << 31)
+#define CPUID_80000001_ECX_SVM	(1u << 2)
 
 void cpuid_init(struct vm *vm)
 {
@@ -106,6 +108,16 @@ void cpuid_setup_vcpu(struct vcpu *v)
 			 * copy into the save area.
 			 */
 			e->ecx |= CPUID_1_ECX_HYPERVISOR;
+			/*
+			 * No nested virtualization: a guest's own guest could
+			 * otherwise reach our PM timer with its state in the
+			 * vCPU (abi.h: nested guests are not reflected, and
+			 * reflect-user could not tell them apart).
+			 */
+			e->ecx &= ~CPUID_1_ECX_VMX;
+			break;
+		case 0x80000001:
+			e->ecx &= ~CPUID_80000001_ECX_SVM;
 			break;
 		case 0xb:	/* x2APIC topology: EDX = x2APIC ID */
 		case 0x1f:
@@ -121,7 +133,9 @@ void cpuid_setup_vcpu(struct vcpu *v)
 		struct kvm_cpuid_entry2 *e = add_leaf(c, PVSMM_CPUID_LEAF);
 
 		e->eax = PVSMM_CPUID_SIGNATURE;
-		e->ebx = PVSMM_FEATURE_REGISTER | PVSMM_FEATURE_IRET_RETURN;
+		e->ebx = PVSMM_FEATURE_REGISTER;
+		if (v->vm->opts->window)
+			e->ebx |= PVSMM_FEATURE_WINDOW;
 		e->ecx = PVSMM_MSR_REGISTER;
 		e->edx = PVSMM_ABI_VERSION;
 	}

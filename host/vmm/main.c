@@ -48,7 +48,21 @@ static void usage(FILE *f)
 "                      100000)\n"
 "  --check-reads N     self-test: reads checked against kvmclock (default\n"
 "                      1000)\n"
-"  --return auto|exit  exit: always the generic return (default auto)\n"
+"  --guest-mode long|pae|32\n"
+"                      self-test: the paging mode of its check and bench\n"
+"                      phases (default long), so that reflection enters\n"
+"                      the handler's 64-bit, PAE or 2-level entry\n"
+"  --window            reflect-user and reflect: allow the window path\n"
+"                      (IRETQ, no second exit) for 64-bit contexts whose\n"
+"                      PML4 slot %u is free; only for guests whose layout\n"
+"                      leaves that slot to the hypervisor (x86-64 Linux);\n"
+"                      the CPUID leaf then reports PVSMM_FEATURE_WINDOW\n"
+"  --return auto|exit  ABI version 1 spelling: auto = --window, exit =\n"
+"                      the private path only (the default)\n"
+"  --fault-test N      reflect-user, testing: enter the handler for vCPU\n"
+"                      0's Nth reflection with RFLAGS.TF set, so that its\n"
+"                      first instruction traps (#DB) into the firmware's\n"
+"                      exception stub, which reports the fault\n"
 "  --stats FILE        also write the PVSMM-STATS JSON to FILE\n"
 "  --help              this text\n"
 "Exit status: 0 guest passed (self-test) or powered off (ACPI S5),\n"
@@ -56,7 +70,8 @@ static void usage(FILE *f)
 "error (triple fault, unexpected exit), 4 guest reset (reboot).\n"
 "At exit one line 'PVSMM-STATS {json}' goes to stdout.\n",
 		PVSMM_FW_ROM_SIZE, PVSMM_FW_ROM_GPA, VMM_MAX_VCPUS,
-		VMM_MIN_MEM_MIB, VMM_MAX_MEM_MIB, PVSMM_PM_TIMER_DEFAULT_PORT);
+		VMM_MIN_MEM_MIB, VMM_MAX_MEM_MIB, PVSMM_PM_TIMER_DEFAULT_PORT,
+		PVSMM_WINDOW_SLOT);
 }
 
 /* Parses a whole decimal/0x-hex number in [min, max]. */
@@ -127,7 +142,8 @@ static void parse_args(int argc, char **argv, struct vmm_options *o)
 {
 	enum { OPT_FIRMWARE = 1, OPT_VCPUS, OPT_MEM, OPT_PMTIMER, OPT_PM_PORT,
 	       OPT_READS, OPT_CHECK_READS, OPT_RETURN, OPT_STATS, OPT_KERNEL,
-	       OPT_INITRD, OPT_APPEND, OPT_HELP };
+	       OPT_INITRD, OPT_APPEND, OPT_GUEST_MODE, OPT_WINDOW, OPT_FAULT_TEST,
+	       OPT_HELP };
 	static const struct option longopts[] = {
 		{ "firmware", required_argument, NULL, OPT_FIRMWARE },
 		{ "vcpus", required_argument, NULL, OPT_VCPUS },
@@ -141,6 +157,9 @@ static void parse_args(int argc, char **argv, struct vmm_options *o)
 		{ "kernel", required_argument, NULL, OPT_KERNEL },
 		{ "initrd", required_argument, NULL, OPT_INITRD },
 		{ "append", required_argument, NULL, OPT_APPEND },
+		{ "guest-mode", required_argument, NULL, OPT_GUEST_MODE },
+		{ "window", no_argument, NULL, OPT_WINDOW },
+		{ "fault-test", required_argument, NULL, OPT_FAULT_TEST },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -152,7 +171,7 @@ static void parse_args(int argc, char **argv, struct vmm_options *o)
 		.pm_port = PVSMM_PM_TIMER_DEFAULT_PORT,
 		.reads_per_vcpu = 100000,
 		.check_reads = 1000,
-		.return_policy = RETURN_AUTO,
+		.guest_mode = PVSMM_MODE_LONG,
 	};
 
 	opterr = 0;	/* we print our own one-line errors */
@@ -191,12 +210,31 @@ static void parse_args(int argc, char **argv, struct vmm_options *o)
 			break;
 		case OPT_RETURN:
 			if (!strcmp(optarg, "auto"))
-				o->return_policy = RETURN_AUTO;
+				o->window = true;
 			else if (!strcmp(optarg, "exit"))
-				o->return_policy = RETURN_EXIT;
+				o->window = false;
 			else
 				vmm_die(EXIT_SETUP_ERROR,
 					"--return must be auto or exit, not '%s'",
+					optarg);
+			break;
+		case OPT_WINDOW:
+			o->window = true;
+			break;
+		case OPT_FAULT_TEST:
+			o->fault_test = parse_number("--fault-test", optarg, 1,
+						     UINT64_MAX);
+			break;
+		case OPT_GUEST_MODE:
+			if (!strcmp(optarg, "long"))
+				o->guest_mode = PVSMM_MODE_LONG;
+			else if (!strcmp(optarg, "pae"))
+				o->guest_mode = PVSMM_MODE_PAE;
+			else if (!strcmp(optarg, "32"))
+				o->guest_mode = PVSMM_MODE_32;
+			else
+				vmm_die(EXIT_SETUP_ERROR,
+					"--guest-mode must be long, pae or 32, not '%s'",
 					optarg);
 			break;
 		case OPT_STATS:
@@ -233,6 +271,9 @@ static void parse_args(int argc, char **argv, struct vmm_options *o)
 			argv[optind]);
 	if (!o->firmware_path)
 		vmm_die(EXIT_SETUP_ERROR, "--firmware FILE is required (see --help)");
+	if (o->kernel_path && o->guest_mode != PVSMM_MODE_LONG)
+		vmm_die(EXIT_SETUP_ERROR,
+			"--guest-mode is for the self-test; a kernel picks its own mode");
 	if (!o->kernel_path && (o->initrd_path || o->cmdline))
 		vmm_die(EXIT_SETUP_ERROR, "%s needs --kernel (see --help)",
 			o->initrd_path ? "--initrd" : "--append");

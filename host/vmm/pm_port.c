@@ -17,9 +17,12 @@ static bool return_port_pio(struct vcpu *v, uint16_t port, bool in,
 	(void)port;
 	(void)data;
 	(void)ctx;
+	(void)size;
 	if (in)
 		return false;	/* nothing to read there */
-	if (size == 4 && v->run->io.count == 1 && v->generic.active)
+	/* A 32-bit OUT returns a value, any other size reports a fault:
+	 * reflect_user_return tells them apart. */
+	if (v->run->io.count == 1 && reflect_user_in_flight(v))
 		reflect_user_return(v);
 	return true;
 }

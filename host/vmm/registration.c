@@ -5,6 +5,11 @@
  * the guest's RDMSR/WRMSR of it into KVM_EXIT_X86_RDMSR/WRMSR; every other
  * MSR stays with KVM.  The registration is VM-wide: a write on any vCPU
  * replaces it for all.
+ *
+ * It also owns what the window path put into guest page tables: every
+ * PML4 entry it filled is recorded here and cleared again when the
+ * registration ends (a new write, a disable after a handler fault), so
+ * that nothing the host wrote outlives the registration that allowed it.
  */
 #include <errno.h>
 #include <string.h>
@@ -17,9 +22,10 @@
 void registration_setup_user(struct vm *vm)
 {
 	if (ioctl(vm->vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_X86_USER_SPACE_MSR) <= 0 ||
-	    ioctl(vm->vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_X86_MSR_FILTER) <= 0)
+	    ioctl(vm->vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_X86_MSR_FILTER) <= 0 ||
+	    ioctl(vm->vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_SREGS2) <= 0)
 		vmm_die(EXIT_SETUP_ERROR,
-			"--pmtimer=reflect-user needs KVM_CAP_X86_USER_SPACE_MSR and KVM_CAP_X86_MSR_FILTER; this KVM lacks them");
+			"--pmtimer=reflect-user needs KVM_CAP_X86_USER_SPACE_MSR, KVM_CAP_X86_MSR_FILTER and KVM_CAP_SREGS2; this KVM lacks them");
 
 	struct kvm_enable_cap cap = {
 		.cap = KVM_CAP_X86_USER_SPACE_MSR,
@@ -61,6 +67,42 @@ void registration_handle_rdmsr(struct vcpu *v)
 	run->msr.error = 0;
 }
 
+/*
+ * Empties every PML4 entry the window path filled, if it still holds what
+ * we wrote (the Accessed bit aside); the guest may have reused the slot
+ * since, and then it is its entry, not ours.  Called with reg->lock held.
+ */
+static void clear_window_claims(struct vm *vm, struct registration *reg)
+{
+	uint64_t ours = reg->desc.window_pdpt | PVSMM_WINDOW_PTE_FLAGS;
+
+	for (unsigned int i = 0; i < reg->nr_claims; i++) {
+		uint64_t *entry = guest_ram_ptr(vm, reg->claims[i], 8);
+		uint64_t seen = ours;
+
+		if (!entry)
+			continue;
+		if (__atomic_compare_exchange_n(entry, &seen, 0, false,
+						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			reg->claims_cleared++;
+		else if ((seen & ~PVSMM_PTE_ACCESSED) == ours &&
+			 __atomic_compare_exchange_n(entry, &seen, 0, false,
+						     __ATOMIC_SEQ_CST,
+						     __ATOMIC_SEQ_CST))
+			reg->claims_cleared++;
+	}
+	reg->nr_claims = 0;
+}
+
+/* Ends the current registration, if any.  Called with reg->lock held. */
+static void end_registration(struct vm *vm, struct registration *reg)
+{
+	if (reg->valid)
+		clear_window_claims(vm, reg);
+	reg->valid = false;
+	reg->generation++;
+}
+
 /* Called with reg->lock held. */
 static void register_descriptor(struct vm *vm, struct registration *reg,
 				uint64_t gpa)
@@ -78,8 +120,8 @@ static void register_descriptor(struct vm *vm, struct registration *reg,
 
 	/* Copy once; from here on only the copy is looked at. */
 	memcpy(&copy, guest, sizeof(copy));
-	int status = pvsmm_validate_descriptor(&copy, vm->ram_size,
-					       vm->nr_vcpus);
+	struct pvsmm_guest_mem mem = { .ram = vm->ram, .size = vm->ram_size };
+	int status = pvsmm_validate_descriptor(&copy, &mem, vm->nr_vcpus);
 	uint32_t status32 = (uint32_t)status;
 	memcpy(guest + offsetof(struct pvsmm_descriptor, status), &status32,
 	       sizeof(status32));
@@ -92,6 +134,10 @@ static void register_descriptor(struct vm *vm, struct registration *reg,
 	}
 	copy.status = PVSMM_STATUS_OK;
 	reg->desc = copy;
+	memset(reg->pae_pdptes, 0, sizeof(reg->pae_pdptes));
+	if (copy.entry[PVSMM_MODE_PAE].cr3)	/* validated: in RAM, clean */
+		memcpy(reg->pae_pdptes,
+		       guest_ram_ptr(vm, copy.entry[PVSMM_MODE_PAE].cr3, 32), 32);
 	reg->valid = true;
 }
 
@@ -112,21 +158,63 @@ void registration_handle_wrmsr(struct vcpu *v)
 	pthread_mutex_lock(&reg->lock);
 	reg->writes++;
 	reg->msr_value = value;
-	reg->valid = false;
+	end_registration(vm, reg);
 	if (value & PVSMM_MSR_ENABLE)
 		register_descriptor(vm, reg, value & PVSMM_MSR_GPA_MASK);
 	pthread_mutex_unlock(&reg->lock);
 }
 
-bool registration_get(struct vm *vm, struct pvsmm_descriptor *out)
+bool registration_get(struct vm *vm, struct registration_snapshot *out)
 {
 	struct registration *reg = &vm->reg;
 	bool valid;
 
 	pthread_mutex_lock(&reg->lock);
 	valid = reg->valid;
-	if (valid)
-		*out = reg->desc;
+	if (valid) {
+		out->desc = reg->desc;
+		out->generation = reg->generation;
+		memcpy(out->pae_pdptes, reg->pae_pdptes, sizeof(out->pae_pdptes));
+	}
 	pthread_mutex_unlock(&reg->lock);
 	return valid;
+}
+
+bool registration_claim_window(struct vm *vm, uint64_t generation,
+			       uint64_t entry_gpa)
+{
+	struct registration *reg = &vm->reg;
+	bool ok;
+
+	pthread_mutex_lock(&reg->lock);
+	ok = reg->valid && reg->generation == generation;
+	for (unsigned int i = 0; ok && i < reg->nr_claims; i++)
+		if (reg->claims[i] == entry_gpa)
+			goto out;		/* already recorded */
+	ok = ok && reg->nr_claims < MAX_WINDOW_CLAIMS;
+	if (ok)
+		reg->claims[reg->nr_claims++] = entry_gpa;
+out:
+	pthread_mutex_unlock(&reg->lock);
+	return ok;
+}
+
+void registration_disable(struct vm *vm, uint64_t generation)
+{
+	struct registration *reg = &vm->reg;
+
+	pthread_mutex_lock(&reg->lock);
+	if (reg->valid && reg->generation == generation) {
+		uint64_t gpa = reg->msr_value & PVSMM_MSR_GPA_MASK;
+		uint8_t *guest = guest_ram_ptr(vm, gpa,
+					       sizeof(struct pvsmm_descriptor));
+		uint32_t status = PVSMM_STATUS_DISABLED;
+
+		end_registration(vm, reg);
+		reg->disabled++;
+		if (guest)
+			memcpy(guest + offsetof(struct pvsmm_descriptor, status),
+			       &status, sizeof(status));
+	}
+	pthread_mutex_unlock(&reg->lock);
 }

@@ -9,6 +9,7 @@
 
 #include "stats.h"
 #include "json.h"
+#include "fallback.h"
 #include "serial.h"
 
 #define MAX_AGG_PORTS	(MAX_TRACKED_PORTS * 2)
@@ -143,6 +144,11 @@ static void aggregate_add(struct aggregate *a, const struct vcpu *v,
 	a->c.iret_returns += e->iret_returns - b->iret_returns;
 	a->c.exit_returns += e->exit_returns - b->exit_returns;
 	a->c.fallbacks += e->fallbacks - b->fallbacks;
+	for (unsigned int i = 0; i < FALLBACK_NR; i++)
+		a->c.fallback_by_reason[i] += e->fallback_by_reason[i] -
+					      b->fallback_by_reason[i];
+	a->c.handler_failures += e->handler_failures - b->handler_failures;
+	a->c.window_unfinished += e->window_unfinished - b->window_unfinished;
 	a->c.pm_user_reads += e->pm_user_reads - b->pm_user_reads;
 	a->c.unknown_io += e->unknown_io - b->unknown_io;
 	a->c.unknown_mmio += e->unknown_mmio - b->unknown_mmio;
@@ -221,6 +227,16 @@ static void aggregate_total(struct vm *vm, struct aggregate *a)
 
 /* ---- JSON ------------------------------------------------------------ */
 
+static const char *guest_mode_name(unsigned int m)
+{
+	switch (m) {
+	case PVSMM_MODE_LONG: return "long";
+	case PVSMM_MODE_PAE: return "pae";
+	case PVSMM_MODE_32: return "32";
+	}
+	return "?";
+}
+
 static const char *mode_name(enum pmtimer_mode m)
 {
 	switch (m) {
@@ -276,6 +292,14 @@ static void json_aggregate(struct json *j, const char *key,
 	json_u64(j, "iret_returns", a->c.iret_returns);
 	json_u64(j, "exit_returns", a->c.exit_returns);
 	json_u64(j, "fallbacks", a->c.fallbacks);
+	json_object_begin(j, "fallback_reasons");
+	for (unsigned int i = 0; i < FALLBACK_NR; i++)
+		if (a->c.fallback_by_reason[i])
+			json_u64(j, fallback_name(i),
+				 a->c.fallback_by_reason[i]);
+	json_object_end(j);
+	json_u64(j, "handler_failures", a->c.handler_failures);
+	json_u64(j, "window_unfinished", a->c.window_unfinished);
 	json_u64(j, "pm_user_reads", a->c.pm_user_reads);
 	json_u64(j, "unknown_io", a->c.unknown_io);
 	json_u64(j, "unknown_mmio", a->c.unknown_mmio);
@@ -308,7 +332,8 @@ static char *build_json(struct vm *vm, int exit_code,
 	json_u64(&j, "mem_mib", o->mem_mib);
 	snprintf(port, sizeof(port), "0x%x", o->pm_port);
 	json_string(&j, "pm_port", port);
-	json_string(&j, "return", o->return_policy == RETURN_EXIT ? "exit" : "auto");
+	json_bool(&j, "window", o->window);
+	json_string(&j, "guest_mode", guest_mode_name(o->guest_mode));
 	json_u64(&j, "reads_per_vcpu", o->reads_per_vcpu);
 	json_u64(&j, "check_reads", o->check_reads);
 	json_int(&j, "exit_code", exit_code);
@@ -316,7 +341,10 @@ static char *build_json(struct vm *vm, int exit_code,
 		json_object_begin(&j, "registration");
 		json_u64(&j, "writes", vm->reg.writes);
 		json_u64(&j, "rejected", vm->reg.rejected);
+		json_u64(&j, "disabled", vm->reg.disabled);
 		json_bool(&j, "valid", vm->reg.valid);
+		json_u64(&j, "window_claims", vm->reg.nr_claims);
+		json_u64(&j, "window_claims_cleared", vm->reg.claims_cleared);
 		json_object_end(&j);
 	}
 	json_aggregate(&j, "bench", bench, true);
@@ -353,12 +381,18 @@ static void human_aggregate(const char *what, const struct aggregate *a,
 		(unsigned long long)a->c.userspace_exits);
 	if (reads)
 		fprintf(stderr, " (%.3f/read)", per(a->c.userspace_exits, reads));
-	fprintf(stderr, "\n    reflections %llu (iret %llu, exit %llu), fallbacks %llu, userspace PM reads %llu\n",
+	fprintf(stderr, "\n    reflections %llu (window %llu, private %llu), fallbacks %llu, handler failures %llu, userspace PM reads %llu\n",
 		(unsigned long long)a->c.reflections,
 		(unsigned long long)a->c.iret_returns,
 		(unsigned long long)a->c.exit_returns,
 		(unsigned long long)a->c.fallbacks,
+		(unsigned long long)a->c.handler_failures,
 		(unsigned long long)a->c.pm_user_reads);
+	for (unsigned int i = 0; i < FALLBACK_NR; i++)
+		if (a->c.fallback_by_reason[i])
+			fprintf(stderr, "    fallback %s %llu\n",
+				fallback_name(i),
+				(unsigned long long)a->c.fallback_by_reason[i]);
 	for (unsigned int i = 0; i < a->nr_kstats; i++)
 		fprintf(stderr, "    kvm %s %llu\n", a->kstat_names[i],
 			(unsigned long long)a->kstats[i]);

@@ -134,6 +134,8 @@ static void write_bootinfo(struct vm *vm)
 		.reads_per_vcpu = vm->opts->reads_per_vcpu,
 		.check_reads = vm->opts->check_reads,
 		.pm_timer_port = vm->opts->pm_port,
+		.flags = (uint16_t)(vm->opts->guest_mode <<
+				    PVSMM_BOOTINFO_MODE_SHIFT),
 	};
 	void *dst = guest_ram_ptr(vm, PVSMM_BOOTINFO_GPA, sizeof(bi));
 
@@ -189,8 +191,7 @@ static void setup_pmtimer_mode(struct vm *vm)
 			vmm_die(EXIT_SETUP_ERROR,
 				"KVM_CAP_PVSMM_REFLECT reports ABI version %d; this VMM speaks %d",
 				version, PVSMM_ABI_VERSION);
-		uint64_t flags = o->return_policy == RETURN_EXIT ?
-				 PVSMM_CAP_FORCE_EXIT_RETURN : 0;
+		uint64_t flags = o->window ? PVSMM_CAP_WINDOW : 0;
 		enable_kernel_cap(vm, KVM_CAP_PVSMM_REFLECT,
 				  "KVM_CAP_PVSMM_REFLECT",
 				  (uint64_t[4]){ o->pm_port, 1,

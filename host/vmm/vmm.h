@@ -31,9 +31,31 @@ enum pmtimer_mode {
 	PMTIMER_REFLECT,	/* patched KVM reflects reads */
 };
 
-enum return_policy {
-	RETURN_AUTO,		/* fast iretq path whenever possible */
-	RETURN_EXIT,		/* always the generic return (testing) */
+/*
+ * Why a PM timer read was not reflected (reflect-user; abi.h lists the
+ * host's reasons, KVM counts them as pvsmm_fallback_*).  Names in
+ * reflect_user.c.
+ */
+enum reflect_fallback {
+	FALLBACK_REAL_MODE,
+	FALLBACK_VM86,
+	FALLBACK_CPL,		/* CPL > 0 */
+	FALLBACK_PAGING_OFF,
+	FALLBACK_16BIT,		/* 16-bit code segment */
+	FALLBACK_COMPAT,	/* compatibility mode */
+	FALLBACK_NO_ENTRY,	/* no descriptor entry for this paging mode */
+	FALLBACK_NO_NXE,	/* long mode without EFER.NXE */
+	FALLBACK_SMM,
+	FALLBACK_NMI_BLOCKED,
+	FALLBACK_EVENT_PENDING,	/* an exception or interrupt being injected */
+	FALLBACK_IN_FLIGHT,	/* a reflection already runs on this vCPU */
+	FALLBACK_SINGLE_STEP,
+	FALLBACK_NO_AREA,	/* vCPU index >= nr_vcpus */
+	FALLBACK_KVMCLOCK,	/* none, or not stable (no masterclock) */
+	FALLBACK_MEMORY,	/* save area or code not in usable memory */
+	FALLBACK_DECODE,	/* no IN of this port and size at RIP */
+	FALLBACK_VCPU_STATE,	/* KVM_GET_* failed */
+	FALLBACK_NR
 };
 
 struct vmm_options {
@@ -44,7 +66,10 @@ struct vmm_options {
 	uint16_t pm_port;
 	uint64_t reads_per_vcpu;
 	uint64_t check_reads;
-	enum return_policy return_policy;
+	bool window;			/* --window: the IRETQ path when it may */
+	unsigned int guest_mode;	/* --guest-mode: PVSMM_MODE_* */
+	uint64_t fault_test;		/* --fault-test: this reflection on
+					   vCPU 0 single-steps (0: none) */
 	const char *stats_path;
 	const char *kernel_path;	/* --kernel: boot Linux, no self-test */
 	const char *initrd_path;
@@ -67,22 +92,32 @@ struct exit_counters {
 	unsigned int nr_ports;
 	uint64_t other_ports;		/* I/O exits beyond the tracked ports */
 	uint64_t reflections;
-	uint64_t iret_returns;
-	uint64_t exit_returns;
+	uint64_t iret_returns;		/* window path (counted at entry) */
+	uint64_t exit_returns;		/* private path, returned by the OUT */
 	uint64_t fallbacks;
+	uint64_t fallback_by_reason[FALLBACK_NR];
+	uint64_t handler_failures;	/* fault reports from the stubs */
+	uint64_t window_unfinished;	/* reads while a window handler ran */
 	uint64_t pm_user_reads;		/* reads served by the userspace device */
 	uint64_t unknown_io;
 	uint64_t unknown_mmio;
 };
 
-/* State kept by the VMM (never in guest memory) for a generic return. */
-struct generic_reflection {
+/*
+ * State kept by the VMM (never in guest memory) while a private-path
+ * reflection runs: the restore uses only this.
+ */
+struct reflection_state {
 	bool active;
 	struct kvm_regs regs;		/* interrupted state, RIP at the IN */
-	struct kvm_sregs sregs;
+	struct kvm_sregs2 sregs;	/* with the PAE PDPTRs the CPU holds */
 	uint64_t next_rip;		/* RIP after the IN */
 	uint8_t size;			/* access size */
-	uint64_t save_area_gpa;
+	uint8_t mode;			/* PVSMM_MODE_* entered */
+	uint64_t generation;		/* of the registration it runs for */
+	/* The last window reflection, checked at the next one. */
+	uint64_t window_area_gpa;	/* 0: none pending */
+	uint64_t window_sequence;
 };
 
 /* A point in a vCPU's life: clock plus all counters. */
@@ -112,9 +147,12 @@ struct vcpu {
 	struct vcpu_snapshot start;
 	struct vcpu_snapshot finish;
 
-	struct generic_reflection generic;
+	struct reflection_state refl;
 	uint64_t reflection_seq;	/* reflections on this vCPU so far */
 };
+
+/* PML4 entries the window path filled, at most (then: private path). */
+#define MAX_WINDOW_CLAIMS	256
 
 /* The VM-wide registration (PVSMM_MSR_REGISTER), owned by registration.c. */
 struct registration {
@@ -122,8 +160,17 @@ struct registration {
 	uint64_t msr_value;		/* last value written (read back) */
 	bool valid;			/* desc is a validated copy */
 	struct pvsmm_descriptor desc;
+	uint64_t generation;		/* bumped whenever desc changes */
 	uint64_t writes;
 	uint64_t rejected;
+	uint64_t disabled;		/* turned off after a handler fault */
+	/* The private PAE PDPTEs, read once when the descriptor was
+	 * validated: what KVM gets at each entry in PAE mode. */
+	uint64_t pae_pdptes[4];
+	/* The window path's PML4 entries (GPAs), cleared when it ends. */
+	unsigned int nr_claims;
+	uint64_t claims[MAX_WINDOW_CLAIMS];
+	uint64_t claims_cleared;
 };
 
 struct vm {

@@ -37,7 +37,13 @@
  *	firmware's exception stubs do this, with AX = 0x100 | vector).  The
  *	host then restores the interrupted state from its own copy, puts the
  *	low size bytes of the result into RAX and resumes after the IN.
- *	Nothing is read back from guest memory.
+ *	Nothing is read back from guest memory.  In PAE mode that includes
+ *	the PDPTRs: the host enters with the private PDPTEs it read when it
+ *	validated the descriptor and restores the interrupted context's
+ *	PDPTRs from its own copy, never reloading either PDPT from memory
+ *	(the CPU holds what it loaded at the last CR3 load, and a PDPTE
+ *	with the Accessed bit set -- which some emulated walks write -- is
+ *	reserved).
  *
  *  PVSMM_RETURN_IRET -- the window path, opt-in (PVSMM_CAP_WINDOW), for
  *	guests whose layout leaves PML4 slot PVSMM_WINDOW_SLOT to the
@@ -75,7 +81,9 @@
  * The private page tables must map, supervisor-only: the handler code
  * read-only and executable, each per-vCPU area writable (and in long mode
  * not executable) at exactly percpu_gpa + n * PVSMM_PERCPU_SIZE, the GDT
- * and the IDT.  32-bit and PAE tables use 4 KiB pages and no NX bit (the
+ * and the IDT (read-only; the three descriptors with their Accessed bit
+ * set, which exception delivery would otherwise write into the read-only
+ * page).  32-bit and PAE tables use 4 KiB pages and no NX bit (the
  * interrupted context's CR4.PSE and EFER.NXE are not known in advance);
  * long-mode tables may use 2 MiB pages and NX, and the host reflects in
  * long mode only with EFER.NXE = 1.  A window PDPT must be what the long

@@ -12,24 +12,44 @@
  *   0x00070000  firmware boot page tables (identity map of 4 GiB, 2 MiB pages)
  *   0x00076000  per-vCPU kvmclock areas of the firmware (64 bytes each)
  *   0x00077000  self-test shared data
- *   0x00080000  firmware-private region, PVSMM_FW_PRIVATE_SIZE bytes:
- *                 +0x0000 descriptor, +0x1000 private PML4,
- *                 +0x2000 window PDPT, +0x3000 window PD,
- *                 +0x4000 window PT, +0x8000 handler code (<= 32 KiB),
- *                 +0x10000 per-vCPU areas (save area + stack)
+ *   0x00078000  self-test "OS" tables for the 32-bit guest modes: a PAE
+ *               PDPT per vCPU (32 bytes each, onto the boot map's page
+ *               directories) and a 2-level page directory of 4 MiB pages
+ *   0x0007c000  firmware-private region (PVSMM_FW_PRIVATE_SIZE bytes), laid
+ *               out as every pvsmm firmware lays out its region (below)
  *   0x000e0000  ACPI tables, RSDP first (Linux boot; in the BIOS area, where
  *               kernels that ignore boot_params.acpi_rsdp_addr scan for it)
  *   0x01000000  Linux boot: the kernel (its pref_address), initrd at the top
  *               of RAM
  *   0xffff0000  firmware image (64 KiB ROM, reset vector at 0xfffffff0)
  *
- * The window maps the handler code at PVSMM_WINDOW_BASE and the per-vCPU
- * areas at PVSMM_WINDOW_BASE + PVSMM_FW_WINDOW_PERCPU_OFFSET.
+ * The private region (PVSMM_REGION_*: offsets from its 4 KiB aligned base,
+ * the same in the self-test firmware, the option ROM and the UEFI driver;
+ * the region lies below 4 GiB):
+ *   +0x00000  descriptor
+ *   +0x01000  GDT (+0x000), 64-bit IDT (+0x100), 32-bit IDT (+0x400)
+ *   +0x02000  handler code (<= PVSMM_REGION_CODE_MAX): the 64-bit entry,
+ *             its exception stubs, the 32-bit entry and its stubs
+ *   +0x04000  long mode: PML4, window PDPT, window PD, window PT, PML5
+ *   +0x09000  PAE: PDPT, two page directories, two page tables
+ *   +0x0e000  2-level: page directory, two page tables
+ *   +0x11000  per-vCPU areas (save area + private stack), one page each
+ * Two PAE directories and two page tables per 32-bit mode because a
+ * region anywhere below 4 GiB may straddle a 1 GiB, 2 MiB or 4 MiB line.
+ *
+ * Address spaces (abi.h, struct pvsmm_entry): the long-mode entry maps the
+ * region's pages at PVSMM_WINDOW_BASE + their region offset (PML4 slot
+ * PVSMM_WINDOW_SLOT -> window PDPT -> PD -> PT; PML5 entry 511 -> PML4 for
+ * 5-level paging); the PAE and 2-level entries map them at their GPAs.
+ * Mapped are only the GDT/IDT page (read-only, NX in long mode), the code
+ * pages (read-only, executable) and the per-vCPU areas (writable, NX in
+ * long mode), all supervisor-only, 4 KiB pages.
  */
 #ifndef PVSMM_LAYOUT_H
 #define PVSMM_LAYOUT_H
 
 #include <linux/types.h>
+#include "abi.h"
 
 #define PVSMM_BOOTINFO_GPA		0x00005000
 #define PVSMM_BOOTINFO_MAGIC		0x49425650	/* "PVBI" */
@@ -40,18 +60,33 @@
 #define PVSMM_FW_KVMCLOCK_GPA		0x00076000
 #define PVSMM_FW_KVMCLOCK_STRIDE	64
 #define PVSMM_FW_SHARED_GPA		0x00077000
-#define PVSMM_FW_PRIVATE_GPA		0x00080000
-#define PVSMM_FW_PRIVATE_SIZE		0x00020000
-#define PVSMM_FW_DESCRIPTOR_GPA		(PVSMM_FW_PRIVATE_GPA + 0x0000)
-#define PVSMM_FW_PRIVATE_PML4_GPA	(PVSMM_FW_PRIVATE_GPA + 0x1000)
-#define PVSMM_FW_WINDOW_PDPT_GPA	(PVSMM_FW_PRIVATE_GPA + 0x2000)
-#define PVSMM_FW_WINDOW_PD_GPA		(PVSMM_FW_PRIVATE_GPA + 0x3000)
-#define PVSMM_FW_WINDOW_PT_GPA		(PVSMM_FW_PRIVATE_GPA + 0x4000)
-#define PVSMM_FW_HANDLER_GPA		(PVSMM_FW_PRIVATE_GPA + 0x8000)
-#define PVSMM_FW_HANDLER_MAX		0x8000
-#define PVSMM_FW_PERCPU_GPA		(PVSMM_FW_PRIVATE_GPA + 0x10000)
-#define PVSMM_FW_MAX_VCPUS		16	/* 16 x 4 KiB fit the region */
-#define PVSMM_FW_WINDOW_PERCPU_OFFSET	0x10000
+#define PVSMM_FW_OS_PAE_PDPT_GPA	0x00078000	/* + 32 * vCPU index */
+#define PVSMM_FW_OS_PD32_GPA		0x00079000	/* 1024 4-MiB PDEs */
+#define PVSMM_FW_PRIVATE_GPA		0x0007c000
+#define PVSMM_FW_MAX_VCPUS		16
+#define PVSMM_FW_PRIVATE_SIZE		PVSMM_REGION_SIZE(PVSMM_FW_MAX_VCPUS)
+
+/* The private region, as offsets from its base (see above). */
+#define PVSMM_REGION_DESC		0x00000
+#define PVSMM_REGION_TABLES		0x01000
+#define PVSMM_REGION_GDT		(PVSMM_REGION_TABLES + 0x000)
+#define PVSMM_REGION_IDT64		(PVSMM_REGION_TABLES + 0x100)
+#define PVSMM_REGION_IDT32		(PVSMM_REGION_TABLES + 0x400)
+#define PVSMM_REGION_CODE		0x02000
+#define PVSMM_REGION_CODE_MAX		0x02000
+#define PVSMM_REGION_PML4		0x04000
+#define PVSMM_REGION_WINDOW_PDPT	0x05000
+#define PVSMM_REGION_WINDOW_PD		0x06000
+#define PVSMM_REGION_WINDOW_PT		0x07000
+#define PVSMM_REGION_PML5		0x08000
+#define PVSMM_REGION_PAE_PDPT		0x09000
+#define PVSMM_REGION_PAE_PD		0x0a000	/* two pages */
+#define PVSMM_REGION_PAE_PT		0x0c000	/* two pages */
+#define PVSMM_REGION_PD32		0x0e000
+#define PVSMM_REGION_PT32		0x0f000	/* two pages */
+#define PVSMM_REGION_PERCPU		0x11000
+#define PVSMM_REGION_SIZE(nr_vcpus)	(PVSMM_REGION_PERCPU + \
+					 (nr_vcpus) * PVSMM_PERCPU_SIZE)
 
 #define PVSMM_FW_ROM_GPA		0xffff0000u
 #define PVSMM_FW_ROM_SIZE		0x10000
@@ -74,6 +109,9 @@
 /* bootinfo.flags */
 #define PVSMM_BOOTINFO_LINUX		(1u << 0)	/* boot a kernel, no self-test */
 #define PVSMM_BOOTINFO_LINUX_ENTRY32	(1u << 1)	/* 32-bit boot protocol */
+/* Self-test: the paging mode (PVSMM_MODE_*) of its check and bench phases. */
+#define PVSMM_BOOTINFO_MODE_SHIFT	2
+#define PVSMM_BOOTINFO_MODE_MASK	(3u << PVSMM_BOOTINFO_MODE_SHIFT)
 
 /* Written by the VMM at PVSMM_BOOTINFO_GPA before the vCPUs start. */
 struct pvsmm_bootinfo {
@@ -91,5 +129,11 @@ struct pvsmm_bootinfo {
 };
 
 _Static_assert(sizeof(struct pvsmm_bootinfo) == 56, "bootinfo size");
+_Static_assert(PVSMM_FW_PRIVATE_GPA + PVSMM_FW_PRIVATE_SIZE <= 0xa0000,
+	       "the self-test's region reaches the VGA window");
+_Static_assert(PVSMM_FW_OS_PD32_GPA + 0x1000 <= PVSMM_FW_PRIVATE_GPA,
+	       "the self-test's OS tables overlap the region");
+_Static_assert(PVSMM_REGION_PERCPU + PVSMM_MAX_VCPUS * PVSMM_PERCPU_SIZE <=
+	       0x200000, "the window needs more than one page table");
 
 #endif /* PVSMM_LAYOUT_H */

@@ -26,7 +26,8 @@
 # GUEST-RESULT (the whole run, boot included, up to the result).
 # Environment: GUEST_SETTLE_MS (500), GUEST_TIMEOUT (s per run, 600),
 # GUEST_APPEND (more kernel command line, default "quiet"),
-# PVSMM_MARKER_PORT (0xef8: the bench marker of pvsmm-vmm runs).
+# PVSMM_MARKER_PORT (0xef8: the bench marker of pvsmm-vmm runs),
+# PVSMM_VMM_ARGS (more pvsmm-vmm options, e.g. --window).
 settle=${GUEST_SETTLE_MS:-500}
 run_timeout=${GUEST_TIMEOUT:-600}
 extra_append=${GUEST_APPEND-quiet}
@@ -98,11 +99,13 @@ for spec in "$@"; do
 				-option-rom /pvsmm/pvsmm.rom \
 				-kernel "$kernel" -initrd "$initrd" -append "$append"
 		else
+			# shellcheck disable=SC2086
 			timeout "$run_timeout" pvsmm-vmm \
 				--firmware /pvsmm/pvsmm-fw.bin --kernel "$kernel" \
 				--initrd "$initrd" \
 				--append "$append gtod_marker=$marker" \
-				--vcpus "$vcpus" --mem 256 --pmtimer="$kind"
+				--vcpus "$vcpus" --mem 256 --pmtimer="$kind" \
+				${PVSMM_VMM_ARGS:-}
 		fi
 		rc=$?
 		# QEMU ends with status 0 on timeout's SIGTERM: say so.

@@ -46,6 +46,10 @@ expect_error "mem 0" "--mem must be" --firmware "$fw" --mem 0
 expect_error "mem huge" "--mem must be" --firmware "$fw" --mem 99999
 expect_error "bad mode" "--pmtimer must be" --firmware "$fw" --pmtimer=kernel
 expect_error "bad return" "--return must be" --firmware "$fw" --return=fast
+expect_error "bad guest mode" "--guest-mode must be" --firmware "$fw" --guest-mode=16
+expect_error "guest mode with a kernel" "--guest-mode is for the self-test" \
+	--firmware "$fw" --guest-mode pae --kernel "$fw"
+expect_error "window takes no value" "takes no value" --firmware "$fw" --window=1
 expect_error "port too big" "--pm-port must be" --firmware "$fw" --pm-port 0x10000
 expect_error "port trailing junk" "--pm-port must be" --firmware "$fw" --pm-port 0x608x
 expect_error "port on COM1" "collides" --firmware "$fw" --pm-port 0x3fd

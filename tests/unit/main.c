@@ -17,6 +17,7 @@ static const struct {
 } suites[] = {
 	{ "time", test_time },
 	{ "vmm", test_vmm },
+	{ "desc", test_descriptor },
 	{ "boot", test_boot },
 	{ "stats", test_stats },
 };

@@ -69,7 +69,7 @@ static void synthetic_vm(struct vm *vm, struct vmm_options *o)
 	*o = (struct vmm_options){
 		.nr_vcpus = 2, .mem_mib = 64, .mode = PMTIMER_REFLECT_USER,
 		.pm_port = 0x608, .reads_per_vcpu = 1000, .check_reads = 10,
-		.return_policy = RETURN_AUTO,
+		.window = true,
 	};
 	memset(vm, 0, sizeof(*vm));
 	vm->opts = o;
@@ -154,23 +154,31 @@ static void test_stats_line(void)
 	static struct vm vm;
 	struct vmm_options o;
 	char *line;
-	/* Written by stats.c before json.c existed: the schema is unchanged. */
+	/*
+	 * Written by stats.c before json.c existed; ABI version 2 added
+	 * window, guest_mode, registration.disabled and the window claims,
+	 * fallback_reasons, handler_failures and window_unfinished.
+	 */
 	const char *want =
-"{\"mode\":\"reflect-user\",\"vcpus\":2,\"mem_mib\":64,\"pm_port\":\"0x60"
-"8\",\"return\":\"auto\",\"reads_per_vcpu\":1000,\"check_reads\":10,\"exi"
-"t_code\":0,\"registration\":{\"writes\":2,\"rejected\":1,\"valid\":true}"
-",\"bench\":{\"ns\":200000,\"ns_max\":100000,\"vcpus_measured\":2,\"reads"
-"\":2000,\"kvm_exits\":100,\"kvm_io_exits\":50,\"userspace_exits\":20,\"u"
-"serspace_exits_by_reason\":{\"IO\":16,\"HLT\":2,\"EXIT_40\":2},\"userspa"
-"ce_exits_by_port\":{\"0x608\":10,\"0x3f8\":3,\"other\":2},\"reflections\""
-":8,\"iret_returns\":6,\"exit_returns\":2,\"fallbacks\":0,\"pm_user_reads"
-"\":2,\"unknown_io\":2,\"unknown_mmio\":0,\"kvm_stats\":{\"pvsmm_odd\":4}"
-"},\"total\":{\"ns\":900000,\"ns_max\":900000,\"vcpus_measured\":2,\"kvm_"
-"exits\":300,\"kvm_io_exits\":150,\"userspace_exits\":60,\"userspace_exit"
-"s_by_reason\":{\"IO\":48,\"HLT\":6,\"EXIT_40\":2},\"userspace_exits_by_p"
-"ort\":{\"0x608\":30,\"0x3f8\":9,\"other\":6},\"reflections\":24,\"iret_r"
-"eturns\":18,\"exit_returns\":6,\"fallbacks\":2,\"pm_user_reads\":6,\"unk"
-"nown_io\":2,\"unknown_mmio\":0,\"kvm_stats\":{\"pvsmm_odd\":12}}}\n";
+"{\"mode\":\"reflect-user\",\"vcpus\":2,\"mem_mib\":64,\"pm_port\":\"0x"
+"608\",\"window\":true,\"guest_mode\":\"long\",\"reads_per_vcpu\":1000,"
+"\"check_reads\":10,\"exit_code\":0,\"registration\":{\"writes\":2,\"re"
+"jected\":1,\"disabled\":0,\"valid\":true,\"window_claims\":0,\"window_"
+"claims_cleared\":0},\"bench\":{\"ns\":200000,\"ns_max\":100000,\"vcpus"
+"_measured\":2,\"reads\":2000,\"kvm_exits\":100,\"kvm_io_exits\":50,\"u"
+"serspace_exits\":20,\"userspace_exits_by_reason\":{\"IO\":16,\"HLT\":2"
+",\"EXIT_40\":2},\"userspace_exits_by_port\":{\"0x608\":10,\"0x3f8\":3,"
+"\"other\":2},\"reflections\":8,\"iret_returns\":6,\"exit_returns\":2,"
+"\"fallbacks\":0,\"fallback_reasons\":{},\"handler_failures\":0,\"windo"
+"w_unfinished\":0,\"pm_user_reads\":2,\"unknown_io\":2,\"unknown_mmio\""
+":0,\"kvm_stats\":{\"pvsmm_odd\":4}},\"total\":{\"ns\":900000,\"ns_max"
+"\":900000,\"vcpus_measured\":2,\"kvm_exits\":300,\"kvm_io_exits\":150,"
+"\"userspace_exits\":60,\"userspace_exits_by_reason\":{\"IO\":48,\"HLT"
+"\":6,\"EXIT_40\":2},\"userspace_exits_by_port\":{\"0x608\":30,\"0x3f8"
+"\":9,\"other\":6},\"reflections\":24,\"iret_returns\":18,\"exit_return"
+"s\":6,\"fallbacks\":2,\"fallback_reasons\":{},\"handler_failures\":0,"
+"\"window_unfinished\":0,\"pm_user_reads\":6,\"unknown_io\":2,\"unknown"
+"_mmio\":0,\"kvm_stats\":{\"pvsmm_odd\":12}}}\n";
 
 	synthetic_vm(&vm, &o);
 	line = report_json(&vm);

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the VMM's pure pieces: the PM timer conversion, the
- * registration descriptor validation, the IN instruction decoder, and
- * the port map with the I/O exit dispatch and accounting on top of it.
+ * Unit tests of the VMM's pure pieces: the PM timer conversion, the IN
+ * instruction decoder, and the port map with the I/O exit dispatch and
+ * accounting on top of it (the descriptor's validation: desc.c).
  * `make unit` runs them; they need no /dev/kvm.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "descriptor.h"
 #include "insn.h"
 #include "io.h"
 #include "pio_table.h"
@@ -61,87 +60,6 @@ static void test_pm_ticks(void)
 			bad++;
 	}
 	CHECK(bad == 0, "%u random values disagree with the reference", bad);
-}
-
-/* ---- Descriptor validation --------------------------------------------- */
-
-#define RAM	(64ull << 20)
-
-static struct pvsmm_descriptor good_descriptor(void)
-{
-	return (struct pvsmm_descriptor){
-		.magic = PVSMM_DESC_MAGIC,
-		.version = PVSMM_ABI_VERSION,
-		.size = sizeof(struct pvsmm_descriptor),
-		.nr_vcpus = 4,
-		.handler_va = PVSMM_WINDOW_BASE,
-		.handler_size = 0x1000,
-		.private_cr3 = 0x81000,
-		.window_pdpt = 0x82000,
-		.percpu_gpa = 0x90000,
-		.percpu_va = PVSMM_WINDOW_BASE + 0x10000,
-		.status = 12345,	/* ignored: the host writes it */
-	};
-}
-
-#define EXPECT_STATUS(field_change, online, want) do {			\
-		struct pvsmm_descriptor d = good_descriptor();		\
-		field_change;						\
-		int got = pvsmm_validate_descriptor(&d, RAM, online);	\
-		CHECK(got == (want), "%s: got %d, want %d",		\
-		      #field_change, got, want);			\
-	} while (0)
-
-static void test_descriptor(void)
-{
-	EXPECT_STATUS((void)0, 4, PVSMM_STATUS_OK);
-	EXPECT_STATUS((void)0, 1, PVSMM_STATUS_OK);
-	EXPECT_STATUS(d.magic = 0, 1, PVSMM_STATUS_BAD_MAGIC);
-	EXPECT_STATUS(d.version = 2, 1, PVSMM_STATUS_BAD_VERSION);
-	EXPECT_STATUS(d.size = 64, 1, PVSMM_STATUS_BAD_SIZE);
-	EXPECT_STATUS(d.flags = 1, 1, PVSMM_STATUS_BAD_FLAGS);
-	EXPECT_STATUS(d.reserved = 1, 1, PVSMM_STATUS_BAD_FLAGS);
-	/* The first fault in field order wins. */
-	EXPECT_STATUS((d.magic = 0, d.flags = 1), 1, PVSMM_STATUS_BAD_MAGIC);
-
-	EXPECT_STATUS(d.nr_vcpus = 0, 1, PVSMM_STATUS_BAD_VCPUS);
-	EXPECT_STATUS(d.nr_vcpus = PVSMM_MAX_VCPUS + 1, 1, PVSMM_STATUS_BAD_VCPUS);
-	EXPECT_STATUS(d.nr_vcpus = 2, 4, PVSMM_STATUS_BAD_VCPUS);
-	EXPECT_STATUS(d.nr_vcpus = PVSMM_MAX_VCPUS, 4, PVSMM_STATUS_OK);
-
-	EXPECT_STATUS(d.private_cr3 = 0x81008, 1, PVSMM_STATUS_BAD_GPA);
-	EXPECT_STATUS(d.window_pdpt = RAM, 1, PVSMM_STATUS_BAD_GPA);
-	EXPECT_STATUS(d.window_pdpt = RAM - 0x1000, 1, PVSMM_STATUS_OK);
-	EXPECT_STATUS(d.private_cr3 = 0xffff0000, 1, PVSMM_STATUS_BAD_GPA);
-	EXPECT_STATUS(d.private_cr3 = 0xfffffffffffff000ull, 1,
-		      PVSMM_STATUS_BAD_GPA);
-	/* The per-vCPU areas: nr_vcpus pages, all of them in RAM. */
-	EXPECT_STATUS(d.percpu_gpa = RAM - 4 * 0x1000, 1, PVSMM_STATUS_OK);
-	EXPECT_STATUS(d.percpu_gpa = RAM - 3 * 0x1000, 1, PVSMM_STATUS_BAD_GPA);
-	EXPECT_STATUS(d.percpu_gpa = 0x90800, 1, PVSMM_STATUS_BAD_GPA);
-
-	EXPECT_STATUS(d.handler_va = PVSMM_WINDOW_BASE - 0x1000, 1,
-		      PVSMM_STATUS_BAD_VA);
-	EXPECT_STATUS(d.handler_va = 0x1000, 1, PVSMM_STATUS_BAD_VA);
-	EXPECT_STATUS((d.handler_va = PVSMM_WINDOW_BASE + PVSMM_WINDOW_SIZE - 1,
-		       d.handler_size = 1), 1, PVSMM_STATUS_OK);
-	EXPECT_STATUS((d.handler_va = PVSMM_WINDOW_BASE + PVSMM_WINDOW_SIZE - 1,
-		       d.handler_size = 2), 1, PVSMM_STATUS_BAD_VA);
-	EXPECT_STATUS(d.handler_va = PVSMM_WINDOW_BASE + PVSMM_WINDOW_SIZE, 1,
-		      PVSMM_STATUS_BAD_VA);
-	EXPECT_STATUS(d.handler_size = 0, 1, PVSMM_STATUS_BAD_VA);
-	EXPECT_STATUS(d.handler_size = PVSMM_MAX_HANDLER_SIZE, 1,
-		      PVSMM_STATUS_OK);
-	EXPECT_STATUS(d.handler_size = PVSMM_MAX_HANDLER_SIZE + 1, 1,
-		      PVSMM_STATUS_BAD_VA);
-	EXPECT_STATUS(d.percpu_va = 0xffff800000000000ull, 1,
-		      PVSMM_STATUS_BAD_VA);
-	EXPECT_STATUS(d.percpu_va = PVSMM_WINDOW_BASE + 0x10008, 1,
-		      PVSMM_STATUS_BAD_VA);
-	EXPECT_STATUS(d.percpu_va = PVSMM_WINDOW_BASE + PVSMM_WINDOW_SIZE -
-				    3 * 0x1000, 1, PVSMM_STATUS_BAD_VA);
-	EXPECT_STATUS(d.percpu_va = PVSMM_WINDOW_BASE + PVSMM_WINDOW_SIZE -
-				    4 * 0x1000, 1, PVSMM_STATUS_OK);
 }
 
 /* ---- IN decoder ---------------------------------------------------------- */
@@ -323,7 +241,6 @@ static void test_io_dispatch(void)
 void test_vmm(void)
 {
 	test_pm_ticks();
-	test_descriptor();
 	test_decoder();
 	test_pio_table();
 	test_io_dispatch();

@@ -14,11 +14,11 @@ UNIT_CFLAGS  := $(CFLAGS) -D_GNU_SOURCE -iquote host/vmm \
 		-iquote host/vmm/devices -iquote tests/unit \
 		-iquote $(BUILD)/host/vmm	# dsdt.hex, from dsdt.asl
 UNIT_SRCS    := $(filter-out tests/unit/test_shim.c tests/unit/fake_kvm.c \
-			      tests/unit/acpi_dump.c,\
+			      tests/unit/acpi_dump.c tests/unit/region-check.c,\
 			    $(wildcard tests/unit/*.c)) \
 		$(addprefix host/vmm/,pm_ticks.c descriptor.c insn.c e820.c \
 				      acpi.c linux_boot.c pio_table.c io.c \
-				      stats.c kvm_stats.c util.c json.c \
+				      stats.c fallback.c kvm_stats.c util.c json.c \
 				      devices/serial.c)
 UNIT_HDRS    := $(wildcard tests/unit/*.h host/vmm/*.h host/vmm/devices/*.h \
 			  include/pvsmm/*.h)
@@ -49,10 +49,32 @@ $(UNIT_BUILD)/acpi-dump: tests/unit/acpi_dump.c host/vmm/acpi.c host/vmm/acpi.h 
 	@mkdir -p $(UNIT_BUILD)
 	$(CC) $(UNIT_CFLAGS) -o $@ tests/unit/acpi_dump.c host/vmm/acpi.c
 
+# A firmware's private region in a RAM dump, by the VMM's rules
+# (firmware/region-check.sh).
+$(UNIT_BUILD)/region-check: tests/unit/region-check.c host/vmm/descriptor.c \
+			    host/vmm/descriptor.h include/pvsmm/abi.h
+	@mkdir -p $(UNIT_BUILD)
+	$(CC) $(UNIT_CFLAGS) -o $@ tests/unit/region-check.c host/vmm/descriptor.c
+
+# The handler's 32-bit time math (firmware/pm_math.asm as elf32) against
+# the 128-bit definition: time32-ref holds tests/unit/time32/ref64.h to
+# it, the -m32 time32 holds the firmware's instructions to ref64.h (run.sh
+# runs it under qemu-i386 where the kernel runs no 32-bit code).
+TIME32_HDRS := $(wildcard tests/unit/time32/*.h) tests/unit/test.h \
+	       tests/unit/ref128.h tests/unit/time_vectors.h include/pvsmm/abi.h
+
+$(UNIT_BUILD)/time32-ref: tests/unit/time32/ref-check.c $(TIME32_HDRS)
+	@mkdir -p $(UNIT_BUILD)
+	$(CC) $(CFLAGS) -o $@ $<
+
+$(UNIT_BUILD)/time32: tests/unit/time32/time32.c $(TIME32_HDRS) firmware
+	@mkdir -p $(UNIT_BUILD)
+	$(CC) $(CFLAGS) -m32 -o $@ $< $(BUILD)/firmware/pm_math32.o
+
 # The C tick math as a library, for the Python one's test (ctypes).
 $(UNIT_BUILD)/libpmticks.so: host/vmm/pm_ticks.c host/vmm/pm_ticks.h
 	@mkdir -p $(UNIT_BUILD)
 	$(CC) $(CFLAGS) -shared -fPIC -o $@ $<
 
-unit: $(UNIT_BUILD)/libpmticks.so $(UNIT_BUILD)/acpi-dump $(UNIT_BUILD)/unit-tests $(UNIT_BUILD)/shim-tests host shim
+unit: $(UNIT_BUILD)/libpmticks.so $(UNIT_BUILD)/acpi-dump $(UNIT_BUILD)/unit-tests $(UNIT_BUILD)/shim-tests $(UNIT_BUILD)/time32-ref $(UNIT_BUILD)/time32 host shim
 	tests/unit/run.sh $(BUILD)

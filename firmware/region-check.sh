@@ -1,0 +1,103 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# The firmwares' private regions against the host's rules: each firmware
+# builds its region under plain QEMU (no pvsmm host, nothing registered),
+# QEMU dumps the guest's RAM, and build/tests/region-check validates the
+# region with the VMM's own descriptor validation (host/vmm/descriptor.c: W^X,
+# supervisor-only, 4 KiB leaves and no NX in the 32-bit tables, the
+# per-vCPU areas at their GPAs, GDT/IDT, loops).
+#
+#   wx-selftest   the self-test image (its region at PVSMM_FW_PRIVATE_GPA)
+#   wx-optionrom  the option ROM's test image under SeaBIOS (q35, 4 vCPUs;
+#                 its region where SeaBIOS's PMM put it, from the ROM's
+#                 line; no VGA, so that SeaBIOS copies INT 10h to COM1)
+#   wx-uefi       the UEFI driver's test image under OVMF (q35), loaded
+#                 from the UEFI shell's startup.nsh; the region where
+#                 OVMF's AllocatePages put it, from the driver's line
+# (The driver's builder, firmware/uefi/region.h, is also validated by the
+# VMM's unit tests, tests/unit/desc.c.)
+#
+# Usage: firmware/region-check.sh   (from the repository root)
+set -eu
+
+OUT=build/firmware
+QEMU=${QEMU:-qemu-system-x86_64}
+make -s -C firmware all
+make -s -C firmware/optionrom test-image
+make -s -C firmware/uefi test-image
+make -s build/tests/region-check
+
+fail=0
+# dump NAME PATTERN QEMU-ARGS...: boots, waits for PATTERN on the serial
+# line, dumps the first 256 MiB of RAM to $OUT/NAME.ram, quits.
+dump() {
+	name=$1 pattern=$2
+	shift 2
+	log=$OUT/$name.log sock=$OUT/$name.sock
+	rm -f "$log" "$sock" "$OUT/$name.ram"
+	"$QEMU" -nographic -vga none -no-reboot -m 256 -serial "file:$log" \
+		-monitor "unix:$sock,server,nowait" "$@" >/dev/null 2>&1 &
+	pid=$!
+	python3 - "$log" "$sock" "$pattern" "$OUT/$name.ram" <<'PY' || kill "$pid"
+import os, socket, sys, time
+log, sock, pattern, ram = sys.argv[1:]
+deadline = time.time() + 300
+while time.time() < deadline:
+    if os.path.exists(log) and pattern in open(log, errors="replace").read():
+        break
+    time.sleep(0.2)
+else:
+    sys.exit("no '%s' on the serial line" % pattern)
+s = socket.socket(socket.AF_UNIX)
+s.connect(sock)
+s.sendall(b"stop\npmemsave 0 0x10000000 %s\nquit\n" % ram.encode())
+s.settimeout(60)
+try:
+    while s.recv(4096):
+        pass
+except OSError:
+    pass
+PY
+	wait "$pid" || true
+	rm -f "$sock"
+}
+
+check() {
+	name=$1 base=$2
+	if [ -s "$OUT/$name.ram" ] &&
+	   out=$(build/tests/region-check "$OUT/$name.ram" "$base"); then
+		echo "PASS $name: $out"
+		rm -f "$OUT/$name.ram"
+	else
+		echo "FAIL $name: ${out:-no dump} (log $OUT/$name.log)"
+		fail=1
+	fi
+}
+
+base=$(sed -n 's/^%define PVSMM_FW_PRIVATE_GPA *//p' include/pvsmm/abi.inc)
+dump wx-selftest PVSMM-SELFTEST -bios "$OUT/pvsmm-fw.bin"
+check wx-selftest "$base"
+
+dump wx-optionrom "vCPU areas at" -machine q35 -smp 4 \
+	-option-rom "$OUT/pvsmm-rom-test.rom"
+rom_base=$(sed -n 's/.*vCPU areas at \(0x\)\{0,1\}\([0-9a-fA-F]*\).*/0x\2/p' \
+	"$OUT/wx-optionrom.log" | head -n 1)
+check wx-optionrom "${rom_base:-0}"
+
+ovmf=/usr/share/OVMF
+esp=$OUT/wx-uefi-esp
+rm -rf "$esp"
+mkdir -p "$esp"
+cp "$OUT/pvsmm-test.efi" "$esp/"
+printf '%s\r\n' "fs0:" "load pvsmm-test.efi" >"$esp/startup.nsh"
+cp "$ovmf/OVMF_VARS_4M.fd" "$OUT/wx-uefi-vars.fd"
+dump wx-uefi "vCPU areas at" -machine q35 \
+	-drive "if=pflash,format=raw,readonly=on,file=$ovmf/OVMF_CODE_4M.fd" \
+	-drive "if=pflash,format=raw,file=$OUT/wx-uefi-vars.fd" \
+	-drive "file=fat:rw:$esp,format=raw"
+uefi_base=$(sed -n 's/.*vCPU areas at \(0x\)\{0,1\}\([0-9a-fA-F]*\).*/0x\2/p' \
+	"$OUT/wx-uefi.log" | head -n 1)
+check wx-uefi "${uefi_base:-0}"
+
+exit $fail
