@@ -6,7 +6,7 @@
 #   make demo       the exit/cost comparison in the nested KVM lab
 #   make check      every test: unit, ABI mirror, command line, lab
 #   make guest-demo Linux guests on acpi_pm: pvsmm modes vs stock QEMU
-#   make stress     the long variants of the KVM robustness tests
+#   make stress     the long variants of the KVM fuzzer and selftests
 #   make deps       the Debian packages everything needs (run as root)
 #   make install    for KVM users: the patched KVM through DKMS, the
 #                   option ROM and the QEMU shim (see the README)
@@ -87,7 +87,7 @@ guest-demo: all kvm-modules guest-images optionrom shim
 include tests/qemu/qemu.mk
 include host/kvm/dkms/dkms.mk
 
-check: abi-check unit firmware-check kvm-checkpatch kvm-fuzz lab-check kvm-lab-check kvm-robust \
+check: abi-check unit firmware-check kvm-checkpatch kvm-fuzz lab-check kvm-lab-check kvm-selftests \
 	lab-check-patched guest-check qemu-check dkms-check
 
 stress: kvm-stress

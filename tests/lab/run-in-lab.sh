@@ -26,7 +26,8 @@
 # output is printed here; the script exits with its status, or 125 when the
 # lab itself failed (no result, timeout, or a kernel splat in L1's log).
 # PVSMM_LAB_QEMU=PATH boots L1 with another QEMU than Debian's (with
-# Debian's firmware), e.g. to try a fix to QEMU's TCG.
+# Debian's firmware), e.g. to try a fix to QEMU's TCG.  PVSMM_LAB_CPU
+# replaces the CPU model (default EPYC,+svm,+npt), e.g. to add la57.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -166,7 +167,7 @@ qemu=(qemu-system-x86_64)
 # Debian's QEMU finds SeaBIOS in /usr/share/seabios; tell another one.
 [ -n "${PVSMM_LAB_QEMU:-}" ] &&
 	qemu=("$PVSMM_LAB_QEMU" -L /usr/share/seabios -L /usr/share/qemu)
-qemu+=(-machine q35 -cpu EPYC,+svm,+npt -m "$mem" -smp "$smp"
+qemu+=(-machine q35 -cpu "${PVSMM_LAB_CPU:-EPYC,+svm,+npt}" -m "$mem" -smp "$smp"
 	-nographic -nic none -no-reboot -kernel "$kernel" -initrd "$initrd"
 	-append "console=ttyS0 quiet loglevel=1 panic=-1 tsc=reliable")
 [ "$icount" = 1 ] && qemu+=(-icount shift=0,sleep=off)
