@@ -8,7 +8,7 @@
 #                   (kvm-amd under QEMU, and a subset on kvm-intel under
 #                   Bochs: tests/lab/intel.mk; all of it: check-intel-full)
 #   make guest-demo Linux guests on acpi_pm: pvsmm modes vs stock QEMU
-#   make stress     the long variants of the KVM robustness tests
+#   make stress     the long variants of the KVM fuzzer and selftests
 #   make deps       the Debian packages everything needs (run as root);
 #                   deps-build: only what the build needs (a C compiler,
 #                   nasm, iasl, python3), deps-lab: the nested lab's too
@@ -98,7 +98,7 @@ include host/kvm/dkms/dkms.mk
 # The Intel lab: kvm-intel under Bochs (intel-check, check-intel-full).
 include tests/lab/intel.mk
 
-check: abi-check unit firmware-check kvm-checkpatch kvm-fuzz lab-check kvm-lab-check kvm-robust \
+check: abi-check unit firmware-check kvm-checkpatch kvm-fuzz lab-check kvm-lab-check kvm-selftests \
 	lab-check-patched guest-check qemu-check dkms-check intel-check
 
 stress: kvm-stress

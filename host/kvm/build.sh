@@ -5,18 +5,19 @@
 # out of tree, from Debian's linux-source-6.1 against the installed headers
 # of the lab kernel.  Called by the top-level Makefile as "make kvm-modules".
 #
-#   host/kvm/build.sh [--stock] [--check] [-j N]
+#   host/kvm/build.sh [--stock] [--check] [--no-selftests] [-j N]
 #
 #   --stock   build the unpatched modules into build/kvm/stock/ (comparison)
 #   --check   only extract, install the ABI header and apply the series
 #             (no compilation): verifies that the series applies
+#   --no-selftests  the modules only (DKMS)
 #
 # Outputs (relative to the repository root):
-#   build/kvm/src/       the patched source tree (arch/x86/kvm, virt/kvm, ...)
+#   build/kvm/src/       the patched source tree (arch/x86/kvm, virt/kvm,
+#                        tools/testing/selftests/kvm, ...)
 #   build/kvm/patched/   kvm.ko kvm-amd.ko kvm-intel.ko (debug info stripped)
-#   build/kvm/kvm-api-test  static test of the pvsmm KVM API (runs in the lab)
-#   build/kvm/kvm-robust-test  hostile guests, handler faults, events,
-#                           migration, SMP (runs in the lab)
+#   build/kvm/selftests/x86_64/pvsmm_*  the series' KVM selftests, static
+#                        (they run in the lab's busybox initramfs)
 #
 # Rebuilding is incremental: the tree is regenerated in a staging directory
 # and only files whose contents changed are copied over, so kbuild
@@ -27,18 +28,21 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 KVER=${KVER:-$("$root/tools/kver.sh")}	# Debian's kernel: tools/kver.sh
 KDIR=${KDIR:-/lib/modules/$KVER/build}
-SRC_TAR=${SRC_TAR:-/usr/src/linux-source-6.1.tar.xz}
 JOBS=${JOBS:-2}
 variant=patched
 check_only=0
+selftests=1
+# shellcheck source=tree.sh
+. "$here/tree.sh"
 
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--stock) variant=stock ;;
 	--check) check_only=1 ;;
+	--no-selftests) selftests=0 ;;
 	-j) JOBS=$2; shift ;;
 	-j*) JOBS=${1#-j} ;;
-	*) echo "usage: $0 [--stock] [--check] [-j N]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--stock] [--check] [--no-selftests] [-j N]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -53,19 +57,14 @@ stage=$out/stage-$variant
 dest=$out/$variant
 abi=$root/include/pvsmm/abi.h
 
-# What the build needs from the source package, plus every file the series
-# touches (documentation and MAINTAINERS, so that the series applies whole).
-members="arch/x86/kvm virt/kvm virt/lib arch/x86/include/asm/kvm_host.h
-	 Documentation/virt/kvm MAINTAINERS"
-
 [ -r "$SRC_TAR" ] || { echo "missing $SRC_TAR (linux-source-6.1)" >&2; exit 1; }
 [ -d "$KDIR" ] || { echo "missing $KDIR (linux-headers-$KVER)" >&2; exit 1; }
 
 echo "  EXTRACT $SRC_TAR -> ${stage#$root/}"
 rm -rf "$stage"
 mkdir -p "$stage"
-tar -xJf "$SRC_TAR" -C "$stage" --strip-components=1 \
-	$(for m in $members; do echo "linux-source-6.1/$m"; done)
+# shellcheck disable=SC2086
+extract_members "$stage" $kvm_members $selftest_members
 
 if [ $variant = patched ]; then
 	# The ABI header is the project's single definition
@@ -115,8 +114,8 @@ mkdir -p "$tree"
 done
 (cd "$stage" && find . -type d) | while read -r d; do mkdir -p "$tree/$d"; done
 # Remove sources the series no longer has (objects are left to kbuild).
-(cd "$tree" && find . -type f \( -name '*.c' -o -name '*.h' -o -name '*.rst' \
-	-o -name Makefile -o -name MAINTAINERS \) ) | while read -r f; do
+(cd "$tree" && find . -type f \( -name '*.c' -o -name '*.h' -o -name '*.S' \
+	-o -name '*.rst' -o -name Makefile -o -name MAINTAINERS \) ) | while read -r f; do
 	[ -e "$stage/$f" ] || rm -f "$tree/$f"
 done
 rm -rf "$stage"
@@ -135,14 +134,26 @@ for m in kvm kvm-amd kvm-intel; do
 done
 echo "  DONE    ${dest#$root/}/{kvm,kvm-amd,kvm-intel}.ko"
 
-if [ $variant = patched ]; then
-	# The API test that runs in the lab (host/kvm/tests/lab-check.sh).
-	${CC:-cc} -static -O2 -Wall -Wextra -Werror -I"$root/include" \
-		-o "$out/kvm-api-test" "$here/tests/kvm-api-test.c"
-	echo "  CC      ${out#$root/}/kvm-api-test"
-	${CC:-cc} -static -O2 -std=c11 -Wall -Wextra -Werror -pthread \
-		-I"$root/include" -I"$here/tests" \
-		-o "$out/kvm-robust-test" "$here/tests/kvm-robust-test.c" \
-		"$here/tests/robust-guest.S"
-	echo "  CC      ${out#$root/}/kvm-robust-test"
-fi
+[ $variant = patched ] && [ $selftests = 1 ] || exit 0
+
+# The series' KVM selftests (tools/testing/selftests/kvm/x86_64/pvsmm_*),
+# static, against the patched tree's uAPI: <asm/pvsmm.h> is
+# include/pvsmm/abi.h, installed as for the modules; everything else comes
+# from Debian's linux-libc-dev, which is "make headers_install" of the same
+# source package.  The series changes no other uAPI header, and the one the
+# selftests use most, <linux/kvm.h>, only grows; a different version is
+# worth a note, not a failure.
+libc_dev=$(dpkg-query -W -f='${Version}' linux-libc-dev 2>/dev/null || true)
+source_ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || true)
+[ "$libc_dev" = "$source_ver" ] ||
+	echo "  NOTE    selftests use linux-libc-dev ${libc_dev:-(none)}, the tree is ${source_ver:-(unknown)}"
+khdr=$out/selftests-khdr
+install -D -m 0644 "$abi" "$khdr/asm/pvsmm.h"
+st=$tree/tools/testing/selftests/kvm
+progs=$(sed -n 's|^TEST_GEN_PROGS_x86_64 += \(x86_64/pvsmm[a-z0-9_]*\)$|\1|p' "$st/Makefile")
+[ -n "$progs" ] || { echo "selftests: no x86_64/pvsmm* in ${st#$root/}/Makefile" >&2; exit 1; }
+echo "  MAKE    ${st#$root/} ($(echo $progs))"
+make -s -C "$st" -j"$JOBS" OUTPUT="$out/selftests" EXTRA_CFLAGS=-static \
+	KHDR_INCLUDES="-isystem $khdr" \
+	$(for p in $progs; do echo "$out/selftests/$p"; done)
+echo "  DONE    ${out#$root/}/selftests/x86_64/pvsmm_*"

@@ -11,7 +11,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-SRC_TAR=${SRC_TAR:-/usr/src/linux-source-6.1.tar.xz}
+# shellcheck source=tree.sh
+. "$here/tree.sh"
 dev=$root/build/kvm/dev
 git=(git -C "$dev" -c user.name="pvsmm developers" -c user.email=dev@pvsmm.invalid)
 
@@ -25,17 +26,14 @@ fi
 
 [ -e "$dev" ] && { echo "$dev exists; remove it first" >&2; exit 1; }
 mkdir -p "$dev"
-tar -xJf "$SRC_TAR" -C "$dev" --strip-components=1 \
-	linux-source-6.1/arch/x86/kvm linux-source-6.1/virt/kvm \
-	linux-source-6.1/virt/lib linux-source-6.1/arch/x86/include/asm/kvm_host.h \
-	linux-source-6.1/Documentation/virt/kvm linux-source-6.1/MAINTAINERS \
-	linux-source-6.1/scripts/checkpatch.pl linux-source-6.1/scripts/spelling.txt \
-	linux-source-6.1/scripts/const_structs.checkpatch
+# shellcheck disable=SC2086
+extract_members "$dev" $kvm_members $selftest_members \
+	scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch
 "${git[@]}" init -q
 printf '%s\n' arch/x86/include/uapi/asm/pvsmm.h '.checkpatch-camelcase*' \
 	>"$dev/.git/info/exclude"
 "${git[@]}" add -A
-"${git[@]}" commit -q -m "linux-source-6.1 (Debian), KVM parts"
+"${git[@]}" commit -q -m "linux-source-6.1 (Debian), KVM parts and selftests"
 install -D -m 0644 "$root/include/pvsmm/abi.h" \
 	"$dev/arch/x86/include/uapi/asm/pvsmm.h"
 while read -r p; do

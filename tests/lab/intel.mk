@@ -9,10 +9,11 @@
 #   make intel-check       the fixed subset that `make check` runs, each
 #                          suite smaller than on kvm-amd (INTEL_SUBSET
 #                          below; ~10 min on 2 cores)
-#   make check-intel-full  the full suites on kvm-intel, then the API test
-#                          and the self-test modes with kvm-intel ept=0 and
-#                          unrestricted_guest=0, the robustness suites with
-#                          ept=0, Linux boots with ept=1 and ept=0 (~60 min)
+#   make check-intel-full  the full suites on kvm-intel: check.py stock and
+#                          patched, the patched modes with ept=0 and with
+#                          unrestricted_guest=0, the selftests (with their
+#                          ept=0 pass), Linux boots with ept=1 and ept=0
+#                          (~60 min)
 #   make intel-probe       build/intel-probe/: the real-Intel-host probe
 #
 # Every Bochs run is niced; run one lab at a time on a 2-core machine.
@@ -32,9 +33,8 @@ INTEL := --cpu intel
 # The subset: registration and every self-test mode at 1 and 4 vCPUs
 # (check.py, 20,000 reads a run), the API test and the patched modes at
 # 1 vCPU (lab-check.sh), the same with ept=0 and with unrestricted_guest=0
-# (5,000 reads), every kvm-robust-test group, smaller, and Debian's kernel
-# booted through pvsmm-vmm --kernel (guest-boot.sh, kvm-clock).
-INTEL_ROBUST := fuzz 2000; faults; events 300; migrate; smp 4000
+# (5,000 reads), every KVM selftest of the series, smaller, and Debian's
+# kernel booted through pvsmm-vmm --kernel (guest-boot.sh, kvm-clock).
 
 intel-check: all kvm-modules bochs-lab lab-tools guest-images
 	tests/lab/check.py $(INTEL) --modules patched --reads 20000
@@ -43,8 +43,7 @@ intel-check: all kvm-modules bochs-lab lab-tools guest-images
 		--log $(BUILD)/lab/intel-api-ept0.log
 	host/kvm/tests/lab-check.sh $(INTEL) --kvm-param unrestricted_guest=0 --reads 5000 \
 		--log $(BUILD)/lab/intel-api-ug0.log
-	host/kvm/tests/robust-check.sh $(INTEL) --groups "$(INTEL_ROBUST)" \
-		--timeout 1500 --log $(BUILD)/lab/intel-robust.log
+	host/kvm/tests/selftests-check.sh $(INTEL) --small
 	tests/lab/guest-boot.sh $(INTEL) --modes user --log $(BUILD)/lab/intel-guest.log
 
 check-intel-full: all kvm-modules bochs-lab lab-tools guest-images
@@ -55,9 +54,7 @@ check-intel-full: all kvm-modules bochs-lab lab-tools guest-images
 	host/kvm/tests/lab-check.sh $(INTEL) --kvm-param ept=0 --log $(BUILD)/lab/intel-api-ept0.log
 	host/kvm/tests/lab-check.sh $(INTEL) --kvm-param unrestricted_guest=0 \
 		--log $(BUILD)/lab/intel-api-ug0.log
-	host/kvm/tests/robust-check.sh $(INTEL) --timeout 2400 --log $(BUILD)/lab/intel-robust.log
-	host/kvm/tests/robust-check.sh $(INTEL) --kvm-param ept=0 --timeout 2400 \
-		--log $(BUILD)/lab/intel-robust-ept0.log
+	host/kvm/tests/selftests-check.sh $(INTEL)
 	tests/lab/guest-boot.sh $(INTEL) --modules patched --modes "user reflect" \
 		--log $(BUILD)/lab/intel-guest.log
 	tests/lab/guest-boot.sh $(INTEL) --kvm-param ept=0 --modes user \

@@ -48,6 +48,8 @@
 # PVSMM_LAB_BOCHS=PATH runs another Bochs than build/bochs-lab/bochs, e.g.
 # Debian's /usr/bin/bochs-bin (2.7: it leaks NMI blocking between VMCSs,
 # see tests/lab/bochs/README.md).
+# PVSMM_LAB_CPU replaces QEMU's CPU model (default EPYC,+svm,+npt), e.g. to
+# add la57.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -246,7 +248,7 @@ if [ "$cpu" = amd ]; then
 	[ -n "${PVSMM_LAB_QEMU:-}" ] &&
 		qemu=("$PVSMM_LAB_QEMU" -L /usr/share/seabios -L /usr/share/qemu)
 	# shellcheck disable=SC2054 # commas inside QEMU's own arguments
-	qemu+=(-machine q35 -cpu EPYC,+svm,+npt -m "$mem" -smp "$smp"
+	qemu+=(-machine q35 -cpu "${PVSMM_LAB_CPU:-EPYC,+svm,+npt}" -m "$mem" -smp "$smp"
 		-nographic -nic none -no-reboot -kernel "$kernel" -initrd "$initrd"
 		-append "$append")
 	# shellcheck disable=SC2054

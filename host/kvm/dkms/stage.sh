@@ -3,8 +3,8 @@
 #
 # Lays out the DKMS source tree of pvsmm-kvm in DEST (normally
 # /usr/src/pvsmm-kvm-VERSION): dkms.conf, and from the repository what
-# host/kvm/build.sh works with -- host/kvm/ (build script, series, the
-# small test it also builds) and include/pvsmm/ -- at the same relative
+# host/kvm/build.sh works with -- host/kvm/ (build script, series) and
+# include/pvsmm/ -- at the same relative
 # paths, so that build.sh runs there as in a checkout.
 #
 #   host/kvm/dkms/stage.sh VERSION DEST

@@ -3,7 +3,9 @@
 #
 # Fuzz KVM's validation of pvsmm registration descriptors in userspace:
 # arch/x86/kvm/pvsmm_desc.h from the patched tree, compiled unchanged
-# against host/kvm/tests/shim, driven by fuzz-desc.c.
+# against host/kvm/tests/shim (memslots and guest memory), driven by
+# fuzz-desc.c and compared with the model of the series' KVM selftests
+# (tools/testing/selftests/kvm/lib/x86_64/pvsmm_model.c).
 #
 #   host/kvm/tests/fuzz.sh [--long]
 #
@@ -20,16 +22,18 @@ cases=1000000 runs=1000000
 [ "${1:-}" = --long ] && cases=50000000 runs=20000000
 
 src=$root/build/kvm/src/arch/x86/kvm
+st=$root/build/kvm/src/tools/testing/selftests/kvm
 out=$root/build/kvm/fuzz
-[ -r "$src/pvsmm_desc.h" ] ||
-	{ echo "fuzz: $src/pvsmm_desc.h missing: run host/kvm/build.sh --check" >&2; exit 2; }
+[ -r "$src/pvsmm_desc.h" ] && [ -r "$st/lib/x86_64/pvsmm_model.c" ] ||
+	{ echo "fuzz: the patched tree is missing: run host/kvm/build.sh --check" >&2; exit 2; }
 mkdir -p "$out"
 
 flags=(-std=c11 -Wall -Wextra -Werror -O2 -g -fno-omit-frame-pointer
 	-fsanitize=address,undefined -fno-sanitize-recover=all
-	-I"$here/shim" -I"$root/include" -I"$src" -I"$here")
+	-I"$here/shim" -I"$root/include" -I"$src" -I"$st/include/x86_64")
+srcs=("$here/fuzz-desc.c" "$st/lib/x86_64/pvsmm_model.c")
 
-${CC:-cc} "${flags[@]}" -o "$out/fuzz-desc" "$here/fuzz-desc.c"
+${CC:-cc} "${flags[@]}" -o "$out/fuzz-desc" "${srcs[@]}"
 "$out/fuzz-desc" "$cases"
 
 if ! command -v clang >/dev/null; then
@@ -37,7 +41,7 @@ if ! command -v clang >/dev/null; then
 	exit 0
 fi
 if ! clang "${flags[@]}" -fsanitize=fuzzer -DPVSMM_LIBFUZZER \
-	-o "$out/fuzz-desc-libfuzzer" "$here/fuzz-desc.c" 2>"$out/clang.log"; then
+	-o "$out/fuzz-desc-libfuzzer" "${srcs[@]}" 2>"$out/clang.log"; then
 	cat "$out/clang.log" >&2
 	echo "fuzz-desc-libfuzzer: skipped, clang cannot link libFuzzer (libclang-rt-14-dev?)"
 	exit 0
