@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* KVM binary stats: see Documentation/virt/kvm/api.rst, KVM_GET_STATS_FD. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -56,7 +57,7 @@ bool kvm_stats_open(struct kvm_stats_reader *r, int vcpu_fd)
 				 hdr.desc_offset))
 		goto fail;
 
-	for (uint32_t i = 0; i < hdr.num_desc && r->count < KVM_STATS_MAX; i++) {
+	for (uint32_t i = 0; i < hdr.num_desc; i++) {
 		const struct kvm_stats_desc *d =
 			(const void *)(descs + i * desc_size);
 		char name[KVM_STATS_NAME_MAX];
@@ -70,6 +71,12 @@ bool kvm_stats_open(struct kvm_stats_reader *r, int vcpu_fd)
 		/* Only plain counters: histograms have more than one item. */
 		if (!wanted(name) || d->size != 1)
 			continue;
+		if (r->count == KVM_STATS_MAX) {
+			/* Say so rather than report a stat as absent. */
+			fprintf(stderr, "pvsmm-vmm: KVM stat %s not read: more than %d wanted stats\n",
+				name, KVM_STATS_MAX);
+			continue;
+		}
 
 		unsigned int slot = r->count++;
 		memcpy(r->names[slot], name, len + 1);

@@ -11,7 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define KVM_STATS_MAX		16
+/* Room for exits, io_exits and every pvsmm_ counter of the series (20). */
+#define KVM_STATS_MAX		48
 #define KVM_STATS_NAME_MAX	48
 
 struct kvm_stats_reader {
