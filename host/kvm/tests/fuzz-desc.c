@@ -11,12 +11,16 @@
  *
  * Each case builds a valid descriptor and private tables for every paging
  * mode (long 4-level with the window PDPT in slot 271, LA57, PAE, 2-level)
- * in guest memory, then breaks one to four things: a field set to an edge
- * value (slot edges, unaligned, ROM, private or dying slots, 4 GiB, 2^52,
- * the window's edges, wrapping sizes), a bit of a page-table entry flipped
- * or its address redirected (self-maps, other tables, other slots), the
- * memslots changed under the tables, the number of online vCPUs.  For
- * every case:
+ * in guest memory, with the private GDT's selectors as abi.h wants them
+ * (Accessed preset), then breaks one to four things: a field set to an
+ * edge value (slot edges, unaligned, ROM, private or dying slots, 4 GiB,
+ * 2^52, the window's edges, wrapping sizes), a bit of a page-table entry
+ * flipped or its address redirected (self-maps, other tables, other
+ * slots: a table at two levels, a table mapped as a page, code on a
+ * per-vCPU page), one page made a table at two levels of an address space
+ * that is otherwise valid, a bit of a GDT descriptor flipped or the GDT moved
+ * (across a page boundary too), the memslots changed under the tables,
+ * the number of online vCPUs.  For every case:
  *
  *  - the status is one of PVSMM_STATUS_OK .. PVSMM_STATUS_BAD_TABLES but
  *    DISABLED (which only a failing handler produces);
@@ -155,6 +159,23 @@ static void leaves(struct kvm *kvm, uint64_t pt, bool nx, bool pt32,
 }
 
 /*
+ * The private GDT as abi.h wants it (Accessed preset): null, 64-bit code,
+ * flat data, flat 32-bit code.
+ */
+static const uint64_t gdt_desc[4] = {
+	0, 0x00af9b000000ffffull, 0x00cf93000000ffffull, 0x00cf9b000000ffffull,
+};
+
+static void gdt(struct kvm *kvm, uint64_t gpa)
+{
+	const uint8_t *b = (const uint8_t *)gdt_desc;
+
+	/* Byte by byte: the GDT may straddle two pages. */
+	for (size_t i = 0; i < sizeof(gdt_desc); i++)
+		*mem(kvm, gpa + i) = b[i];
+}
+
+/*
  * A valid registration: slot 1 is RAM, everything lies in it; the
  * descriptor itself has a slot of its own (the model reads it from there).
  */
@@ -169,7 +190,7 @@ static void build(struct fcase *c, unsigned int nr)
 		.base_gfn = DESC_GPA / page, .npages = 1, .id = 0 };
 	kvm->slots[1] = (struct kvm_memory_slot){
 		.base_gfn = BASE / page, .npages = 256, .id = 1 };
-	put64(kvm, GPA(P_GDT) + 8, 0x00af9b000000ffffull);
+	gdt(kvm, GPA(P_GDT));
 	put64(kvm, GPA(P_PML4) + PVSMM_WINDOW_SLOT * 8, GPA(P_WPDPT) | 0x23);
 	put64(kvm, GPA(P_WPDPT), GPA(P_WPD) | 0x23);
 	put64(kvm, GPA(P_WPD), GPA(P_WPT) | 0x23);
@@ -315,6 +336,79 @@ static void mutate_table(struct src *s, struct fcase *c)
 	note(c, "pte", gpa, v);
 }
 
+/*
+ * The private GDT: one of its selectors' bits flipped (type, S, DPL, P,
+ * L, D/B, G, AVL, base or limit), or the whole GDT moved within its page
+ * or across into the IDT's page (descriptors straddling the two), with
+ * the mode's gdt_va following it.
+ */
+static void mutate_gdt(struct src *s, struct fcase *c)
+{
+	static const uint64_t offs[] = {
+		0x20, 0x804, 0xfe8, 0xff0, 0xff4, 0xffc,
+	};
+	static const unsigned int bits[] = {
+		0, 15, 16, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 51, 52, 53,
+		54, 55, 56, 63,
+	};
+	unsigned int m = below(s, PVSMM_NR_MODES);
+	uint64_t off, gpa;
+
+	if (below(s, 3)) {
+		unsigned int i = 1 + below(s, 3), bit = PICK(s, bits);
+		uint64_t v;
+
+		gpa = GPA(P_GDT) + i * 8;
+		memcpy(&v, mem(&c->kvm, gpa), 8);
+		v ^= 1ull << bit;
+		put64(&c->kvm, gpa, v);
+		note(c, "gdt", i, bit);
+		return;
+	}
+	/* The 32-bit modes map P_IDT32 after the GDT page: spill into both. */
+	off = PICK(s, offs);
+	gdt(&c->kvm, GPA(P_GDT) + off);
+	if (off + sizeof(gdt_desc) > page)
+		memcpy(mem(&c->kvm, GPA(P_IDT32)), mem(&c->kvm, GPA(P_IDT64)),
+		       off + sizeof(gdt_desc) - page);
+	c->d.entry[m].gdt_va += off;
+	note(c, "gdt-at", off, m);
+}
+
+/*
+ * The tables' structure: one page serving at two levels of one address
+ * space, where every walk still succeeds and no mapped page is a table,
+ * or a recursive PML4 slot that no walk uses (still valid).
+ */
+static void mutate_struct(struct src *s, struct fcase *c)
+{
+	struct kvm *kvm = &c->kvm;
+	unsigned int what = below(s, 4);
+
+	note(c, "struct", what, 0);
+	switch (what) {
+	case 0:
+		/* PML4[511] maps the PML4: unused by the walks. */
+		put64(kvm, GPA(P_PML4) + 511 * 8, GPA(P_PML4) | 0x23);
+		break;
+	case 1:
+		/* ... and it is the PML5 too: levels 5 and 4. */
+		put64(kvm, GPA(P_PML4) + 511 * 8, GPA(P_PML4) | 0x23);
+		c->d.cr3_la57 = GPA(P_PML4);
+		break;
+	case 2:
+		/* The PAE PDPT's page is its PD too: levels 3 and 2. */
+		put64(kvm, GPA(P_PAE_PDPT), GPA(P_PAE_PT) | 0x23);
+		put64(kvm, GPA(P_PAE_PDPT) + 0x20 + 3 * 8, GPA(P_PAE_PDPT) | 1);
+		break;
+	default:
+		/* The 2-level PD is its own PT: levels 2 and 1. */
+		leaves(kvm, P_PD32, false, true, P_IDT32);
+		put32(kvm, GPA(P_PD32) + (B32 >> 22) * 4, GPA(P_PD32) | 0x23);
+		break;
+	}
+}
+
 /* The memslots change under the tables. */
 static void mutate_slots(struct src *s, struct fcase *c)
 {
@@ -359,9 +453,11 @@ static void gen_case(struct src *s, struct fcase *c)
 
 	build(c, 1 + below(s, 4));
 	for (k = 1 + below(s, 4); k > 0; k--) {
-		switch (below(s, 8)) {
+		switch (below(s, 10)) {
 		case 0: mutate_slots(s, c); break;
 		case 1: case 2: case 3: mutate_table(s, c); break;
+		case 4: mutate_gdt(s, c); break;
+		case 5: mutate_struct(s, c); break;
 		default: mutate_desc(s, c); break;
 		}
 	}
