@@ -55,9 +55,11 @@
  *	pushes an iretq frame on the private stack; the handler runs on the
  *	interrupted CR3, CS and SS, completes the frame with CS and SS, stores
  *	save_area.sequence into save_area.done and returns with IRETQ: no
- *	second exit.  The host records every PML4 entry
- *	it filled and clears them again when the registration ends (a new
- *	registration, a disable, a vCPU reset).  It is used only in 64-bit
+ *	second exit.  The host records every PML4 entry it filled and
+ *	clears them again when the registration ends (a new registration, a
+ *	disable, a failed handler; a system reset is the VMM's write of 0 to
+ *	the MSR, while INIT keeps the VM-wide registration and its entries).
+ *	It is used only in 64-bit
  *	mode with 4-level paging, with TDP, and never with CR4.CET set (an
  *	IRETQ the shadow stack never saw would fault).
  *
