@@ -31,8 +31,8 @@ $(BUILD)/lab/l0-check: tests/lab/l0-check.c | deps
 
 INTEL := --cpu intel
 # The subset: registration and every self-test mode at 1 and 4 vCPUs
-# (check.py, 20,000 reads a run), the API test and the patched modes at
-# 1 vCPU (lab-check.sh), the same with ept=0 and with unrestricted_guest=0
+# (check.py, 20,000 reads a run), the patched modes in every guest paging
+# mode and the window at 1 vCPU (lab-check.sh), the same with ept=0 and with unrestricted_guest=0
 # (5,000 reads), every KVM selftest of the series, smaller, and Debian's
 # kernel booted through pvsmm-vmm --kernel (guest-boot.sh, kvm-clock).
 
