@@ -12,6 +12,7 @@
 #   wx-optionrom  the option ROM's test image under SeaBIOS (q35, 4 vCPUs;
 #                 its region where SeaBIOS's PMM put it, from the ROM's
 #                 line; no VGA, so that SeaBIOS copies INT 10h to COM1)
+#   rom-initrd    the same under -kernel/-initrd: it does not register, and says why
 #   wx-uefi       the UEFI driver's test image under OVMF (q35), loaded
 #                 from the UEFI shell's startup.nsh; the region where
 #                 OVMF's AllocatePages put it, from the driver's line
@@ -84,6 +85,34 @@ dump wx-optionrom "vCPU areas at" -machine q35 -smp 4 \
 rom_base=$(sed -n 's/.*vCPU areas at \(0x\)\{0,1\}\([0-9a-fA-F]*\).*/0x\2/p' \
 	"$OUT/wx-optionrom.log" | head -n 1)
 check wx-optionrom "${rom_base:-0}"
+
+# Under -kernel/-initrd, QEMU's initrd takes the memory the ROM's region
+# would need (tests/qemu/make-iso.sh): the ROM must say so and leave the
+# initrd alone, not register over it.
+ird=$OUT/rom-initrd.img log=$OUT/rom-initrd.log
+head -c 4194304 /dev/zero >"$ird"
+rm -f "$log"
+"$QEMU" -nographic -vga none -no-reboot -m 256 -serial "file:$log" \
+	-monitor none -machine q35 -option-rom "$OUT/pvsmm-rom-test.rom" \
+	-kernel "/boot/vmlinuz-$(tools/kver.sh)" -initrd "$ird" \
+	-append console=ttyS0 >/dev/null 2>&1 &
+pid=$!
+i=0
+until grep -q "boot from disk\|no memory for\|vCPU areas at" "$log" 2>/dev/null ||
+      [ $i -ge 600 ]; do
+	i=$((i + 1))
+	sleep 0.2
+done
+kill "$pid" 2>/dev/null || true
+wait "$pid" || true
+rm -f "$ird"
+if tr -d '\r' <"$log" | grep -q "QEMU's -initrd (boot from disk), not registering$" &&
+   ! grep -q "vCPU areas at" "$log"; then
+	echo "PASS rom-initrd: the ROM gives way to QEMU's initrd and says why"
+else
+	echo "FAIL rom-initrd: $(grep -a pvsmm "$log" | tr -d '\r' | tr '\n' ' ') (log $log)"
+	fail=1
+fi
 
 ovmf=/usr/share/OVMF
 esp=$OUT/wx-uefi-esp

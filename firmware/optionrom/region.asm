@@ -75,6 +75,12 @@ region_setup:
 	mov	cx, PMM_CONVENTIONAL | PMM_PERMANENT
 	call	try_region
 	jnc	.got
+	cmp	dword [bp + L_IRD_SIZE], 0
+	je	.no_memory
+	; The usual cause, so say what to do about it.
+	PRINT	`pvsmm: no memory left by QEMU's -initrd (boot from disk), not registering\r\n`
+	jmp	.out
+.no_memory:
 	PRINT	`pvsmm: no memory for the handler's region, not registering\r\n`
 	jmp	.out
 .got:

@@ -9,7 +9,9 @@ mode (tests/qemu/l1-run.sh):
 
   stock    QEMU as distributed: no shim, no ROM -- the reference
   seabios  SeaBIOS + pvsmm.rom (-option-rom) on q35, the shim enabling
-           reflection (LD_PRELOAD=libpvsmm-preload.so PVSMM_PORTS=0x608)
+           reflection (LD_PRELOAD=libpvsmm-preload.so PVSMM_PORTS=0x608);
+           L2 boots from a GRUB CD (tests/qemu/make-iso.sh says why), as
+           in every mode with the ROM
   ovmf-driver  OVMF + pvsmm.efi and the shim, no Linux: the UEFI shell
            loads the driver, then busy-waits 100 ms (stall: OVMF's own PM
            timer reads) between two marks, then powers off
@@ -72,6 +74,7 @@ def run_lab(modes, calls, pairs, timeout):
     adds = [("/boot/vmlinuz-%s" % KVER, "/pvsmm/vmlinuz"),
             ("build/qemu/l2.cpio.gz", "/pvsmm/l2.cpio.gz"),
             ("build/firmware/pvsmm.rom", "/pvsmm/pvsmm.rom"),
+            ("build/qemu/l2.iso", "/pvsmm/l2.iso"),
             ("build/host/libpvsmm-preload.so", "/pvsmm/libpvsmm-preload.so"),
             ("tests/qemu/l1-run.sh", "/pvsmm/l1-run.sh")]
     if any(m.startswith("ovmf") for m in modes):
@@ -217,8 +220,11 @@ def main():
         modes = args.modes.split(",")
     if not args.no_build:
         build(any(m.startswith("ovmf") for m in modes))
+    # The boot media carry the guest's command line: made for these
+    # settings on every run, --no-build or not.
+    env = dict(os.environ, CALLS=str(args.calls), PAIRS=str(args.pairs))
+    subprocess.run([os.path.join(TOP, "tests/qemu/make-iso.sh")], check=True, env=env)
     if any(m.startswith("ovmf") for m in modes):
-        env = dict(os.environ, CALLS=str(args.calls), PAIRS=str(args.pairs))
         subprocess.run([os.path.join(TOP, "tests/qemu/make-esp.sh")], check=True,
                        env=env)
     rc, text = run_lab(modes, args.calls, args.pairs, args.timeout)
