@@ -14,6 +14,10 @@
 %define FW_CFG_INITRD_ADDR	0x0a	; 32 bits, 0 without -initrd
 %define FW_CFG_INITRD_SIZE	0x0b
 %define FW_CFG_MAX_CPUS		0x0f	; boot + hot-pluggable (16 bits)
+%define FW_CFG_SETUP_DATA	0x18	; the kernel's real-mode header
+; In the kernel's setup header (Documentation/arch/x86/boot.rst):
+%define SETUP_VERSION		0x206	; boot protocol, 16 bits
+%define SETUP_INITRD_ADDR_MAX	0x22c	; 32 bits, protocol 2.03 and later
 %define FW_CFG_QEMU_SIG		0x554d4551	; "QEMU"
 
 ; fwcfg_read32: AX = key.  Returns EAX = the first 4 bytes of the item.
@@ -42,3 +46,38 @@ fwcfg_present:
 .yes:
 	clc
 	ret
+
+; fwcfg_initrd_addr_max: EAX = the highest address the -kernel's initrd
+; may use, as QEMU's boot ROM (linuxboot_dma.bin) takes it from the
+; kernel's setup header: initrd_addr_max, 0x37ffffff before boot protocol
+; 2.03.  Clobbers CX, DX.
+fwcfg_initrd_addr_max:
+	push	bx
+	mov	ax, FW_CFG_SETUP_DATA
+	mov	dx, FW_CFG_PORT_SEL
+	out	dx, ax
+	mov	dx, FW_CFG_PORT_DATA
+	mov	cx, SETUP_VERSION
+.skip_to_version:
+	in	al, dx
+	loop	.skip_to_version
+	in	al, dx
+	mov	bl, al
+	in	al, dx
+	mov	bh, al
+	mov	cx, SETUP_INITRD_ADDR_MAX - SETUP_VERSION - 2
+.skip_to_max:
+	in	al, dx
+	loop	.skip_to_max
+	mov	cx, 4
+.byte:
+	in	al, dx
+	ror	eax, 8
+	loop	.byte
+	cmp	bx, 0x203
+	jae	.out
+	mov	eax, 0x37ffffff
+.out:
+	pop	bx
+	ret
+

@@ -16,10 +16,13 @@
 ;
 ; Where: a permanent PMM allocation.  SeaBIOS serves extended ones from its
 ; high zone at the top of RAM below 4 GiB and reports it reserved in E820.
-; QEMU's `-kernel ... -initrd` places the initrd right below the top of RAM
-; less 160 KiB, assuming the BIOS keeps no more than that there; an
-; allocation that reaches into the initrd (fw_cfg tells where) is given
-; back and conventional memory is used instead (SeaBIOS moves the EBDA
+; QEMU's `-kernel ... -initrd` has its boot ROM load the initrd right
+; below the top of RAM that INT 15h E801 reports then, which SeaBIOS
+; lowers below its reservations, this one included: no conflict.  Only
+; where the kernel's initrd_addr_max pins it to fw_cfg's address (old
+; kernels, more than 896 MiB of RAM) can the two meet; an allocation
+; that reaches into it is given back and conventional memory is used
+; instead (SeaBIOS moves the EBDA
 ; down and lowers 40:13h; Linux and other OSes keep off everything from
 ; there to 1 MiB).  Conventional memory is scarce, so there the region is
 ; first sized for the vCPUs the VM has at boot (all of them must be
@@ -122,6 +125,25 @@ vcpu_counts:
 	mov	ax, FW_CFG_INITRD_SIZE
 	call	fwcfg_read32
 	mov	[bp + L_IRD_SIZE], eax
+	; QEMU's boot ROM for -kernel (linuxboot_dma.bin) loads the initrd
+	; at FW_CFG_INITRD_ADDR only when it ends at the kernel's
+	; initrd_addr_max.  Otherwise it puts it right below the top of RAM
+	; that INT 15h E801 reports at boot: below everything SeaBIOS
+	; reserved, a permanent PMM allocation included.  Then there is
+	; nothing to avoid.
+	test	eax, eax
+	jz	.out
+	add	eax, [bp + L_IRD_ADDR]
+	and	eax, ~0xfff		; the initrd's end page
+	jz	.out
+	push	eax
+	call	fwcfg_initrd_addr_max
+	and	eax, ~0xfff
+	pop	ecx
+	jz	.out
+	cmp	eax, ecx
+	je	.out			; at fw_cfg's address: avoid it
+	mov	dword [bp + L_IRD_SIZE], 0
 .out:
 	ret
 
