@@ -4,9 +4,12 @@
 #
 #   make            firmware image and VMM (build/)
 #   make demo       the exit/cost comparison in the nested KVM lab
-#   make check      every test: unit, ABI mirror, command line, lab
-#                   (kvm-amd under QEMU, and a subset on kvm-intel under
-#                   Bochs: tests/lab/intel.mk; all of it: check-intel-full)
+#   make check      the tests that fit an hour on two cores: unit, ABI
+#                   mirror, firmware, the lab (kvm-amd under QEMU, and a
+#                   subset on kvm-intel under Bochs: tests/lab/intel.mk),
+#                   real guests, stock QEMU with the ROM and the shim
+#   make check-full make check, plus the QEMU builds and their modes
+#                   (qemu-check) and the Intel lab's full suites
 #   make guest-demo Linux guests on acpi_pm: pvsmm modes vs stock QEMU
 #   make stress     the long variants of the KVM fuzzer and selftests
 #   make deps       the Debian packages everything needs (run as root);
@@ -22,7 +25,7 @@ BUILD   := build
 CC      ?= cc
 CFLAGS  := -std=c11 -Wall -Wextra -Werror -O2 -Iinclude
 
-.PHONY: all deps deps-build deps-lab firmware host abi-inc abi-check unit firmware-check lab-check lab-check-patched guest-images guest-check guest-demo check stress demo clean
+.PHONY: all deps deps-build deps-lab firmware host abi-inc abi-check unit firmware-check lab-check lab-check-patched guest-images guest-check guest-demo check check-full stress demo clean
 
 all: firmware host optionrom uefi shim
 
@@ -99,7 +102,11 @@ include host/kvm/dkms/dkms.mk
 include tests/lab/intel.mk
 
 check: abi-check unit firmware-check kvm-checkpatch kvm-fuzz lab-check kvm-lab-check kvm-selftests \
-	lab-check-patched guest-check qemu-check dkms-check intel-check
+	lab-check-patched guest-check qemu-check-quick dkms-check intel-check
+
+# What does not fit make check's hour on two cores: the QEMU builds and
+# their modes (qemu-check), the Intel lab's full suites.
+check-full: check qemu-check check-intel-full
 
 stress: kvm-stress
 

@@ -10,8 +10,8 @@ mode (tests/qemu/l1-run.sh):
   stock    QEMU as distributed: no shim, no ROM -- the reference
   seabios  SeaBIOS + pvsmm.rom (-option-rom) on q35, the shim enabling
            reflection (LD_PRELOAD=libpvsmm-preload.so PVSMM_PORTS=0x608);
-           L2 boots from a GRUB CD (tests/qemu/make-iso.sh says why), as
-           in every mode with the ROM
+           L2 boots GRUB from a disk (tests/qemu/make-iso.sh), as in
+           seabios-*; the accel modes use -kernel/-initrd
   ovmf-driver  OVMF + pvsmm.efi and the shim, no Linux: the UEFI shell
            loads the driver, then busy-waits 100 ms (stall: OVMF's own PM
            timer reads) between two marks, then powers off
@@ -63,9 +63,14 @@ KVER = subprocess.run([os.path.join(TOP, "tools", "kver.sh")], check=True,
                       capture_output=True, text=True).stdout.strip()
 
 
-def build(ovmf):
-    subprocess.run(["make", "-s", "-C", TOP, "optionrom", "uefi", "shim", "qemu-pvsmm"] +
-                   (["qemu-lab"] if ovmf else []), check=True)
+def build(modes):
+    """What the modes need: the patched QEMU only for accel*, the UEFI
+    driver and the lab's QEMU only for ovmf*."""
+    ovmf = any(m.startswith("ovmf") for m in modes)
+    accel = any(m.startswith("accel") for m in modes)
+    subprocess.run(["make", "-s", "-C", TOP, "optionrom", "shim"] +
+                   (["qemu-pvsmm"] if accel else []) +
+                   (["uefi", "qemu-lab"] if ovmf else []), check=True)
     subprocess.run(["sh", os.path.join(TOP, "tests/qemu/build-l2.sh")],
                    check=True, stderr=subprocess.DEVNULL)
 
@@ -210,16 +215,21 @@ def main():
     ap.add_argument("--no-ovmf", action="store_true",
                     help="skip the OVMF runs (and the lab QEMU they need)")
     ap.add_argument("--modes", help="comma-separated subset of the modes to run")
+    ap.add_argument("--quick", action="store_true",
+                    help="stock Debian QEMU only (stock, seabios*): nothing "
+                    "of QEMU to build (make check)")
     args = ap.parse_args()
 
     modes = ["stock", "seabios", "seabios-hotplug", "seabios-migrate", "accel",
              "accel-migrate"]
     if not args.no_ovmf:
         modes += ["ovmf-driver", "ovmf"]
+    if args.quick:
+        modes = [m for m in modes if m == "stock" or m.startswith("seabios")]
     if args.modes:
         modes = args.modes.split(",")
     if not args.no_build:
-        build(any(m.startswith("ovmf") for m in modes))
+        build(modes)
     # The boot media carry the guest's command line: made for these
     # settings on every run, --no-build or not.
     env = dict(os.environ, CALLS=str(args.calls), PAIRS=str(args.pairs))

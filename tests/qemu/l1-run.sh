@@ -43,13 +43,14 @@ base="-enable-kvm $common -serial stdio -monitor none"
 pq="$dir/qemu-pvsmm/qemu-system-x86_64 -L /usr/share/qemu"
 counting="LD_PRELOAD=$dir/libpvsmm-preload.so PVSMM_PORTS=0x608 PVSMM_REFLECT=0
 	PVSMM_EPOCH=0 PVSMM_MARKER_PORT=$marker"
-# With the option ROM, L2 boots GRUB from a disk (tests/qemu/make-iso.sh's
-# hybrid image, the same command line as $append): under -kernel/-initrd
-# the ROM finds no memory for its region that QEMU's initrd does not take.
+# With the option ROM, the seabios modes boot GRUB from a disk
+# (tests/qemu/make-iso.sh's hybrid image, the same command line as
+# $append), the accel modes QEMU's -kernel/-initrd: both ways are covered.
 # (The image as an AHCI CD-ROM was seen to hang in SeaBIOS's CD boot with
 # the ROM registered, in this lab; not yet understood.)
 rom="-option-rom $dir/pvsmm.rom
 	-drive file=$dir/l2.iso,format=raw,if=virtio,readonly=on"
+linux="-option-rom $dir/pvsmm.rom -kernel $dir/vmlinuz -initrd $dir/l2.cpio.gz"
 
 run() {
 	mode=$1
@@ -143,7 +144,7 @@ for mode in "$@"; do
 	accel)
 		# shellcheck disable=SC2086
 		run accel env $counting $pq -accel kvm,pvsmm=on $common \
-			-serial stdio -monitor none $rom ;;
+			-serial stdio -monitor none $linux -append "$append" ;;
 	seabios-hotplug)
 		# One vCPU more may come: the ROM registers on vCPU 0, then
 		# vCPU 1 is plugged in as socket 1 (the topology is spelled
@@ -165,10 +166,11 @@ for mode in "$@"; do
 			-incoming "exec:cat /tmp/vm.state" ;;
 	accel-migrate)
 		# shellcheck disable=SC2086
-		migrate_source $mode $pq -accel kvm,pvsmm=on $common $rom
+		migrate_source $mode $pq -accel kvm,pvsmm=on $common $linux \
+			-append "$append"
 		# shellcheck disable=SC2086
 		run accel-migrate env $counting $pq -accel kvm,pvsmm=on $common \
-			-serial stdio -monitor none $rom \
+			-serial stdio -monitor none $linux -append "$append" \
 			-incoming "exec:cat /tmp/vm.state" ;;
 	*)
 		echo "=== QEMU-RUN $mode"

@@ -3,14 +3,9 @@
 # Builds build/qemu/l2.iso: GRUB (BIOS), Debian's kernel and the L2
 # initramfs, for the SeaBIOS runs of tests/qemu/ with pvsmm.rom (a hybrid
 # image: l1-run.sh attaches it as a virtio disk).
-#
-# Why not -kernel/-initrd there: QEMU puts the initrd right below the top
-# 128 KiB of RAM that it leaves to the BIOS, which SeaBIOS's high PMM zone
-# exceeds once the option ROM takes its region (76 KiB and more) from it.
-# The ROM sees the overlap (fw_cfg says where the initrd goes), and base
-# memory is too small for the region, so it does not register (it says
-# so).  A boot loader places the initrd by the E820 map, which reserves
-# the region: the way guests boot in production.
+# They boot the way production guests do, from a disk with a boot loader
+# that places the initrd by the E820 map; the accel modes keep QEMU's
+# -kernel/-initrd, so that both ways are covered.
 #   CALLS, PAIRS: as for l1-run.sh
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)

@@ -8,9 +8,14 @@
 #                     with host/qemu/*.patch (-accel kvm,pvsmm=on)
 #   make qemu-lab     build/qemu-lab/qemu-system-x86_64: Debian's QEMU with
 #                     tests/lab/qemu/*.patch, the L0 of the OVMF runs
-#   make qemu-check   stock Debian QEMU in the nested lab: tests/qemu/check.py
+#   make qemu-check   pvsmm with QEMU in the nested lab (tests/qemu/check.py):
+#                     stock Debian QEMU with the ROM and the shim, the
+#                     patched QEMU (accel*), OVMF (ovmf*); part of
+#                     check-full
+#   make qemu-check-quick  the stock-QEMU modes only (stock, seabios*): no
+#                     QEMU to build, part of make check
 
-.PHONY: optionrom uefi shim qemu-pvsmm qemu-lab qemu-check
+.PHONY: optionrom uefi shim qemu-pvsmm qemu-lab qemu-check qemu-check-quick
 
 optionrom: | deps-build
 	$(MAKE) -C firmware/optionrom
@@ -30,3 +35,6 @@ qemu-lab: | deps-lab
 
 qemu-check: optionrom uefi shim qemu-pvsmm qemu-lab kvm-modules
 	tests/qemu/check.py
+
+qemu-check-quick: optionrom shim kvm-modules
+	tests/qemu/check.py --quick
