@@ -24,7 +24,8 @@ mode (tests/qemu/l1-run.sh):
            reflecting without any firmware running again
   seabios-hotplug  seabios, a second vCPU hot-plugged (HMP device_add)
            right after the ROM registered: QEMU loads the new vCPU's
-           whole state, and the shim must keep the VM-wide registration
+           whole state, and the shim must keep the VM-wide registration;
+           HMP "info stats vcpu" must list pvsmm's counters
   seabios-migrate  seabios migrated as accel-migrate: stock QEMU does not
            know the registration MSR, so the restored guest is not
            registered; its PM timer reads exit, and the shim serves every
@@ -156,6 +157,9 @@ def parse(run):
             out["shim_exit"] = {"user": int(m.group(1)), "served": int(m.group(2))}
         if "incoming guest state: kvmclock is the guest's" in line:
             out["incoming"] = True
+        m = re.search(r"^HMP\s+(pvsmm_\w+)", line)
+        if m:
+            out.setdefault("hmp_stats", []).append(m.group(1))
         m = re.search(r"vCPU (\d+): whole-vCPU load .*registration kept", line)
         if m:
             out.setdefault("kept", []).append(int(m.group(1)))
@@ -290,6 +294,12 @@ def main():
         if mode == "seabios-hotplug":
             c.check(mode, "vCPU 1 plugged in, the registration kept",
                     1 in r.get("kept", []), str(r.get("kept")))
+            # What an operator sees without debugfs: KVM's binary stats
+            # through QEMU (HMP info stats; QMP query-stats is the same).
+            c.check(mode, "HMP info stats vcpu shows pvsmm's counters",
+                    {"pvsmm_reflections", "pvsmm_fallback_cpl",
+                     "pvsmm_fallback_mode"} <= set(r.get("hmp_stats", [])),
+                    str(r.get("hmp_stats")))
         if mode == "seabios-migrate":
             # Stock QEMU does not migrate the registration MSR: the
             # restored guest's reads exit, and none may reach QEMU.

@@ -20,7 +20,8 @@
 #              runs the guest to the end without any firmware running again
 #   seabios-hotplug  seabios with a second vCPU hot-plugged (HMP
 #              device_add) once the ROM registered: QEMU loads the new
-#              vCPU's whole state, and the registration must survive it
+#              vCPU's whole state, and the registration must survive it;
+#              then HMP "info stats vcpu" (KVM's binary stats)
 #   seabios-migrate  seabios migrated like accel-migrate (source frame
 #              seabios-migrate-src): stock QEMU does not carry the
 #              registration, so the restored guest's PM timer reads exit,
@@ -153,7 +154,9 @@ for mode in "$@"; do
 		# sleeps in KVM_RUN for good (which once hung the shim's marks).
 		echo "=== QEMU-RUN $mode"
 		# shellcheck disable=SC2086
-		monitored 'device_add host-x86_64-cpu,id=hotcpu,socket-id=1,core-id=0,thread-id=0\n' \
+		# Then KVM's binary stats as an operator reads them (HMP
+		# "info stats", QMP query-stats): pvsmm's among them.
+		monitored 'device_add host-x86_64-cpu,id=hotcpu,socket-id=1,core-id=0,thread-id=0\ninfo stats vcpu\n' \
 			env $shim qemu-system-x86_64 -enable-kvm $common \
 			-smp 1,sockets=2,cores=1,threads=1,maxcpus=2 $rom
 		echo "=== QEMU-END $mode rc=$rc" ;;
