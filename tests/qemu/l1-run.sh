@@ -47,8 +47,8 @@ counting="LD_PRELOAD=$dir/libpvsmm-preload.so PVSMM_PORTS=0x608 PVSMM_REFLECT=0
 # With the option ROM, the seabios modes boot GRUB from a disk
 # (tests/qemu/make-iso.sh's hybrid image, the same command line as
 # $append), the accel modes QEMU's -kernel/-initrd: both ways are covered.
-# (The image as an AHCI CD-ROM was seen to hang in SeaBIOS's CD boot with
-# the ROM registered, in this lab; not yet understood.)
+# (As an AHCI CD-ROM the image hangs now and then in SeaBIOS's CD boot in
+# this lab, the vCPU halted for good, with the ROM and without it.)
 rom="-option-rom $dir/pvsmm.rom
 	-drive file=$dir/l2.iso,format=raw,if=virtio,readonly=on"
 linux="-option-rom $dir/pvsmm.rom -kernel $dir/vmlinuz -initrd $dir/l2.cpio.gz"
