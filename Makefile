@@ -25,7 +25,7 @@ BUILD   := build
 CC      ?= cc
 CFLAGS  := -std=c11 -Wall -Wextra -Werror -O2 -Iinclude
 
-.PHONY: all deps deps-build deps-lab firmware host abi-inc abi-check unit firmware-check lab-check lab-check-patched guest-images guest-check guest-demo check check-full stress demo clean
+.PHONY: all deps deps-build deps-lab firmware host abi-inc abi-check unit firmware-check lab-check lab-check-patched guest-images guest-check guest-demo libvirt-check check check-full stress demo clean
 
 all: firmware host optionrom uefi shim
 
@@ -98,11 +98,16 @@ guest-demo: all kvm-modules | deps-lab guest-images optionrom shim | deps-lab
 # pvsmm with stock QEMU (option ROM, shim) and installing it (DKMS).
 include tests/qemu/qemu.mk
 include host/kvm/dkms/dkms.mk
+# The libvirt domain of host/libvirt/, with libvirt's own tools (no KVM).
+libvirt-check:
+	@tools/install-deps.sh libvirt
+	tests/libvirt/check.sh
+
 # The Intel lab: kvm-intel under Bochs (intel-check, check-intel-full).
 include tests/lab/intel.mk
 
 check: abi-check unit firmware-check kvm-checkpatch kvm-fuzz lab-check kvm-lab-check kvm-selftests \
-	lab-check-patched guest-check qemu-check-quick dkms-check intel-check
+	lab-check-patched guest-check qemu-check-quick libvirt-check dkms-check intel-check
 
 # What does not fit make check's hour on two cores: the QEMU builds and
 # their modes (qemu-check), the Intel lab's full suites.

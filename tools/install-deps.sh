@@ -18,6 +18,9 @@
 #            OVMF; QEMU's build dependencies (make qemu-pvsmm, qemu-lab);
 #            clang and its runtime libraries (libFuzzer, make kvm-fuzz)
 #   install  dkms, for make install and make dkms-check
+#   libvirt  libvirt's client tools and its QEMU driver, to check the
+#            domain XML of host/libvirt/ (make libvirt-check: no daemon
+#            runs, the embedded driver converts the XML)
 #   all      every set (make deps, make check)
 #
 # The Intel lab (tests/lab/intel.mk, part of the lab set) builds its own
@@ -32,6 +35,7 @@ lab="qemu-system-x86 busybox-static cpio xz-utils patch linux-image-amd64
 	clang libclang-rt-14-dev
 	g++ bochsbios vgabios grub-pc-bin grub-common xorriso"
 install="dkms"
+libvirt="libvirt-clients libvirt-daemon libvirt-daemon-driver-qemu"
 
 packages="" need_i386=0
 [ $# -gt 0 ] || set -- all
@@ -41,8 +45,9 @@ for set in "$@"; do
 	uefi) packages="$packages $uefi" ;;
 	lab) packages="$packages $build $lab" ;;
 	install) packages="$packages $install" ;;
-	all) packages="$packages $build $uefi $lab $install" ;;
-	*) echo "install-deps: unknown set '$set' (build, uefi, lab, install, all)" >&2
+	libvirt) packages="$packages $libvirt" ;;
+	all) packages="$packages $build $uefi $lab $install $libvirt" ;;
+	*) echo "install-deps: unknown set '$set' (build, uefi, lab, install, libvirt, all)" >&2
 	   exit 2 ;;
 	esac
 	case $set in lab|all)

@@ -1,0 +1,72 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The domain XML of host/libvirt/ against Debian 12's libvirt 9.0, with
+# libvirt's own tools and no KVM: the schema (virt-xml-validate), then the
+# QEMU command line libvirt would start (virsh domxml-to-native, through
+# the embedded QEMU driver, so that no daemon runs): the ROM, the shim's
+# environment and ACPI (the PM timer's) must all be there.
+#
+# The embedded driver wants the user libvirt-qemu that Debian's
+# libvirt-daemon-system creates; without that package the conversion runs
+# in a private mount namespace whose passwd and group name it.  The
+# domain's type becomes 'qemu' there, since this machine need not have
+# /dev/kvm: libvirt then writes -accel tcg, the rest is the same.
+#
+# Usage: tests/libvirt/check.sh   (as root; prints "libvirt: N passed, M failed")
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+xml=$top/host/libvirt/pvsmm-shim.xml
+pass=0 fail=0
+check() {
+	if [ "$2" = 0 ]; then
+		echo "PASS $1"
+		pass=$((pass + 1))
+	else
+		echo "FAIL $1${3:+: $3}"
+		fail=$((fail + 1))
+	fi
+}
+
+out=$(virt-xml-validate "$xml" domain 2>&1)
+check "virt-xml-validate: $(basename "$xml") is a valid domain" $? "$out"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/root/etc"
+sed "s/<domain type='kvm'/<domain type='qemu'/" "$xml" >"$work/domain.xml"
+cp /etc/passwd "$work/passwd"
+cp /etc/group "$work/group"
+getent passwd libvirt-qemu >/dev/null ||
+	echo 'libvirt-qemu:x:64055:64055::/var/lib/libvirt:/usr/sbin/nologin' >>"$work/passwd"
+getent group libvirt-qemu >/dev/null || echo 'libvirt-qemu:x:64055:' >>"$work/group"
+getent group kvm >/dev/null || echo 'kvm:x:64056:' >>"$work/group"
+argv=$(unshare -m sh -c '
+	mount --bind "$1/passwd" /etc/passwd && mount --bind "$1/group" /etc/group &&
+	virsh -q -c "qemu:///embed?root=$1/root" domxml-to-native qemu-argv "$1/domain.xml"' \
+	sh "$work" 2>&1)
+check "virsh domxml-to-native: libvirt accepts it" $? "$argv"
+
+has() {
+	case " $argv " in
+	*" $2 "*) check "$1" 0 ;;
+	*) check "$1" 1 "no '$2' in: $argv" ;;
+	esac
+}
+has "the shim preloaded" "LD_PRELOAD=/usr/local/lib/pvsmm/libpvsmm-preload.so"
+has "the shim reflects q35's PM timer port" "PVSMM_PORTS=0x608"
+has "the option ROM" "-option-rom /usr/local/share/pvsmm/pvsmm.rom"
+case " $argv " in
+*" -no-acpi "*) check "ACPI on: the PM timer exists" 1 "-no-acpi in: $argv" ;;
+*" -machine pc-q35-"*) check "ACPI on: the PM timer exists (q35)" 0 ;;
+*) check "ACPI on: the PM timer exists (q35)" 1 "no q35 machine in: $argv" ;;
+esac
+
+# The AppArmor rules (host/libvirt/apparmor-libvirt-qemu) name the paths
+# the XML uses.
+for f in /usr/local/lib/pvsmm/libpvsmm-preload.so /usr/local/share/pvsmm/pvsmm.rom; do
+	grep -q "^  $f m\{0,1\}r,$" "$top/host/libvirt/apparmor-libvirt-qemu"
+	check "AppArmor rule for $f" $?
+done
+
+echo "libvirt: $pass passed, $fail failed"
+[ "$fail" = 0 ]
