@@ -22,6 +22,11 @@ mode (tests/qemu/l1-run.sh):
   accel-migrate  the same, migrated (HMP migrate to a file, -incoming)
            right after the ROM registered: the restored VM must go on
            reflecting without any firmware running again
+  accel-to-stock, accel-to-off  accel's registered guest migrated to
+           Debian's QEMU, or to the patched one without pvsmm=on: the
+           destination must refuse it (accel-to-off: saying why)
+  unregistered-to-stock  the patched QEMU with pvsmm=on, no ROM: nothing
+           registered, so Debian's QEMU takes the migrated guest
   seabios-hotplug  seabios, a second vCPU hot-plugged (HMP device_add)
            right after the ROM registered: QEMU loads the new vCPU's
            whole state, and the shim must keep the VM-wide registration;
@@ -64,11 +69,16 @@ KVER = subprocess.run([os.path.join(TOP, "tools", "kver.sh")], check=True,
                       capture_output=True, text=True).stdout.strip()
 
 
+def patched_qemu(mode):
+    """The modes that run QEMU with host/qemu/*.patch (make qemu-pvsmm)."""
+    return mode.startswith("accel") or mode == "unregistered-to-stock"
+
+
 def build(modes):
     """What the modes need: the patched QEMU only for accel*, the UEFI
     driver and the lab's QEMU only for ovmf*."""
     ovmf = any(m.startswith("ovmf") for m in modes)
-    accel = any(m.startswith("accel") for m in modes)
+    accel = any(patched_qemu(m) for m in modes)
     subprocess.run(["make", "-s", "-C", TOP, "optionrom", "shim"] +
                    (["qemu-pvsmm"] if accel else []) +
                    (["uefi", "qemu-lab"] if ovmf else []), check=True)
@@ -93,7 +103,7 @@ def run_lab(modes, calls, pairs, timeout):
            "--log", os.path.join(TOP, "build/qemu/lab-console.log")]
     for src, dest in adds:
         cmd += ["--add", "%s:%s" % (os.path.join(TOP, src), dest)]
-    if any(m.startswith("accel") for m in modes):
+    if any(patched_qemu(m) for m in modes):
         cmd += ["--add-binary", "%s:/pvsmm/qemu-pvsmm/qemu-system-x86_64"
                 % os.path.join(TOP, "build/qemu-pvsmm/qemu-system-x86_64")]
     cmd += ["--", "CALLS=%d PAIRS=%d sh /pvsmm/l1-run.sh %s"
@@ -210,6 +220,31 @@ def check_migration(c, mode, src, r):
     c.check(mode, "destination: no firmware ran again", "registered" not in r)
 
 
+def check_refused(c, mode, src, dest):
+    """accel-to-stock, accel-to-off: a registered guest, migrated to a
+    QEMU without pvsmm, is refused there with an error, never run."""
+    ran = src is not None and src["rc"] == 0
+    c.check(mode, "source QEMU ran and quit after the migration", ran,
+            "rc=%s" % (src and src["rc"]))
+    if not ran:
+        return
+    text = "\n".join(src["lines"])
+    c.check(mode, "source: firmware registered", "pvsmm: registered" in text)
+    m = re.search(r"vm.state: (\d+) bytes", text)
+    c.check(mode, "source: VM state saved", m and int(m.group(1)) > 0,
+            m and m.group(0))
+    out = "\n".join(dest["lines"]) if dest else ""
+    errors = [l for l in out.splitlines() if "qemu-system" in l or "pvsmm:" in l]
+    c.check(mode, "destination refused the incoming guest",
+            dest is not None and dest["rc"] not in (None, 0),
+            "rc=%s %s" % (dest and dest["rc"], errors))
+    c.check(mode, "destination never ran the guest", "L2-" not in out)
+    if mode == "accel-to-off":
+        c.check(mode, "the error says why",
+                "pvsmm: the guest registered a pvsmm handler on the source" in out,
+                str(errors))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--calls", type=int, default=2000)
@@ -225,7 +260,8 @@ def main():
     args = ap.parse_args()
 
     modes = ["stock", "seabios", "seabios-hotplug", "seabios-migrate", "accel",
-             "accel-migrate"]
+             "accel-migrate", "accel-to-stock", "accel-to-off",
+             "unregistered-to-stock"]
     if not args.no_ovmf:
         modes += ["ovmf-driver", "ovmf"]
     if args.quick:
@@ -248,6 +284,9 @@ def main():
     results = {}
     for mode in modes:
         run = runs.get(mode)
+        if mode in ("accel-to-stock", "accel-to-off"):
+            check_refused(c, mode, runs.get(mode + "-src"), run)
+            continue
         if not c.check(mode, "ran", run is not None and run["rc"] == 0,
                        "rc=%s" % (run and run["rc"])):
             continue
@@ -267,7 +306,13 @@ def main():
         c.check(mode, "an exiting read's value within one tick of the reflected ones",
                 probe.get("pairs") == args.pairs and probe.get("outside") == 0,
                 str(probe))
-        if mode == "stock":
+        if mode == "unregistered-to-stock":
+            src = runs.get(mode + "-src")
+            c.check(mode, "source QEMU quit after the migration, nothing registered",
+                    src is not None and src["rc"] == 0 and
+                    "pvsmm: registered" not in "\n".join(src["lines"]),
+                    "rc=%s" % (src and src["rc"]))
+        if mode in ("stock", "unregistered-to-stock"):
             continue
         if mode.endswith("-migrate"):
             check_migration(c, mode, runs.get(mode + "-src"), r)

@@ -22,6 +22,11 @@
 #              device_add) once the ROM registered: QEMU loads the new
 #              vCPU's whole state, and the registration must survive it;
 #              then HMP "info stats vcpu" (KVM's binary stats)
+#   accel-to-stock, accel-to-off  accel's registered guest migrated to
+#              Debian's QEMU, or to the patched one without pvsmm=on: the
+#              destination must refuse it
+#   unregistered-to-stock  the patched QEMU with pvsmm=on but no ROM:
+#              nothing registered, and Debian's QEMU takes the guest
 #   seabios-migrate  seabios migrated like accel-migrate (source frame
 #              seabios-migrate-src): stock QEMU does not carry the
 #              registration, so the restored guest's PM timer reads exit,
@@ -66,9 +71,9 @@ run() {
 
 # monitored HMP QEMU...: runs QEMU (its arguments after the command) with
 # the serial console in /tmp/serial.log and HMP on a pipe; once the option
-# ROM has registered, writes HMP (printf format) to the monitor, holding
-# the pipe open until QEMU ends.  Prints QEMU's output, then the console
-# and what HMP answered; sets rc.
+# ROM has registered (or the console shows $ready, when set), writes HMP
+# (printf format) to the monitor, holding the pipe open until QEMU ends.
+# Prints QEMU's output, then the console and what HMP answered; sets rc.
 monitored() {
 	hmp=$1
 	shift
@@ -79,7 +84,7 @@ monitored() {
 		-chardev pipe,id=mon,path=/tmp/mon -mon chardev=mon </dev/null 2>&1 &
 	qpid=$!
 	i=0
-	until grep -q "pvsmm: registered" /tmp/serial.log 2>/dev/null; do
+	until grep -q "${ready:-pvsmm: registered}" /tmp/serial.log 2>/dev/null; do
 		i=$((i + 1))
 		if ! kill -0 $qpid 2>/dev/null || [ $i -gt 3000 ]; then
 			break
@@ -166,6 +171,33 @@ for mode in "$@"; do
 			$common $rom
 		# shellcheck disable=SC2086
 		run $mode env $shim qemu-system-x86_64 $base $rom \
+			-incoming "exec:cat /tmp/vm.state" ;;
+	accel-to-stock|accel-to-off)
+		# A registered guest leaves for a QEMU without pvsmm: Debian's
+		# (which does not know the MSR's subsection) or the patched one
+		# without pvsmm=on.  Either must refuse it, not run it with its
+		# reads on another clock.
+		dest="qemu-system-x86_64 -enable-kvm"
+		[ "$mode" = accel-to-off ] && dest="$pq -accel kvm"
+		# shellcheck disable=SC2086
+		migrate_source $mode $pq -accel kvm,pvsmm=on $common $linux \
+			-append "$append"
+		# shellcheck disable=SC2086
+		run $mode $dest $common -serial stdio -monitor none $linux \
+			-append "$append" -incoming "exec:cat /tmp/vm.state" ;;
+	unregistered-to-stock)
+		# No ROM, no registration: nothing of pvsmm travels, and a
+		# QEMU without it takes the guest (migrated once SeaBIOS
+		# hands over to the kernel).
+		ready="Booting from ROM"
+		# shellcheck disable=SC2086
+		migrate_source $mode $pq -accel kvm,pvsmm=on $common \
+			-kernel $dir/vmlinuz -initrd $dir/l2.cpio.gz \
+			-append "$append"
+		unset ready
+		# shellcheck disable=SC2086
+		run $mode qemu-system-x86_64 $base -kernel $dir/vmlinuz \
+			-initrd $dir/l2.cpio.gz -append "$append" \
 			-incoming "exec:cat /tmp/vm.state" ;;
 	accel-migrate)
 		# shellcheck disable=SC2086
