@@ -25,7 +25,7 @@ BUILD   := build
 CC      ?= cc
 CFLAGS  := -std=c11 -Wall -Wextra -Werror -O2 -Iinclude
 
-.PHONY: all deps deps-build deps-lab firmware host abi-inc abi-check unit firmware-check lab-check lab-check-patched guest-images guest-check guest-demo libvirt-check check check-full stress demo clean
+.PHONY: all deps deps-build deps-unit deps-lab firmware host abi-inc abi-check unit firmware-check lab-check lab-check-patched guest-images guest-check guest-demo libvirt-check check check-full stress demo clean
 
 all: firmware host optionrom uefi shim
 

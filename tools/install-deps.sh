@@ -2,16 +2,17 @@
 # Installs the Debian 12 packages that a set of pvsmm's targets needs, if
 # any is missing.  Usage: tools/install-deps.sh SET...  (default: all)
 #
-#   build    firmware, VMM, shim, option ROM and the unit tests: a C
-#            compiler, make, nasm, iasl (the VMM's DSDT is ASL), python3
-#            (the ROM checksum, the unit runner), gcc-multilib and
+#   build    firmware, VMM, shim and option ROM (what make install
+#            builds, on a production host too): a C compiler, make, nasm,
+#            iasl (the VMM's DSDT is ASL), python3 (the ROM checksum)
+#   unit     the build set, and for the unit tests gcc-multilib and
 #            qemu-user (the firmware's 32-bit time math is unit-tested as
 #            a -m32 binary, run by qemu-i386 where the kernel cannot)
 #   uefi     gnu-efi, for the UEFI driver (make uefi)
 #   lab      the nested lab: QEMU, Debian's kernel image, headers and
 #            source (pinned to one version through the metapackages, so
 #            rebuilt KVM modules load into the lab's kernel), busybox;
-#            the real-Linux guests (gtod-bench -m32 with the build set's
+#            the real-Linux guests (gtod-bench -m32 with the unit set's
 #            gcc-multilib, gnuplot-nox for results/guest.png, and the i386
 #            architecture: their i386 kernel and busybox come with
 #            `apt-get download`);
@@ -27,7 +28,8 @@
 # Bochs (g++) and boots L1 from a CD (Bochs's BIOS and VGA BIOS, grub).
 set -eu
 
-build="gcc make libc6-dev nasm acpica-tools python3 gcc-multilib qemu-user"
+build="gcc make libc6-dev nasm acpica-tools python3"
+unit="gcc-multilib qemu-user"
 uefi="gnu-efi"
 lab="qemu-system-x86 busybox-static cpio xz-utils patch linux-image-amd64
 	linux-headers-amd64 linux-source-6.1 perl gnuplot-nox ovmf
@@ -42,12 +44,13 @@ packages="" need_i386=0
 for set in "$@"; do
 	case $set in
 	build) packages="$packages $build" ;;
+	unit) packages="$packages $build $unit" ;;
 	uefi) packages="$packages $uefi" ;;
-	lab) packages="$packages $build $lab" ;;
+	lab) packages="$packages $build $unit $lab" ;;
 	install) packages="$packages $install" ;;
 	libvirt) packages="$packages $libvirt" ;;
-	all) packages="$packages $build $uefi $lab $install $libvirt" ;;
-	*) echo "install-deps: unknown set '$set' (build, uefi, lab, install, libvirt, all)" >&2
+	all) packages="$packages $build $unit $uefi $lab $install $libvirt" ;;
+	*) echo "install-deps: unknown set '$set' (build, unit, uefi, lab, install, libvirt, all)" >&2
 	   exit 2 ;;
 	esac
 	case $set in lab|all)

@@ -67,7 +67,7 @@ $(UNIT_BUILD)/time32-ref: tests/unit/time32/ref-check.c $(TIME32_HDRS)
 	@mkdir -p $(UNIT_BUILD)
 	$(CC) $(CFLAGS) -o $@ $<
 
-$(UNIT_BUILD)/time32: tests/unit/time32/time32.c $(TIME32_HDRS) firmware
+$(UNIT_BUILD)/time32: tests/unit/time32/time32.c $(TIME32_HDRS) firmware | deps-unit
 	@mkdir -p $(UNIT_BUILD)
 	$(CC) $(CFLAGS) -m32 -o $@ $< $(BUILD)/firmware/pm_math32.o
 
@@ -76,5 +76,8 @@ $(UNIT_BUILD)/libpmticks.so: host/vmm/pm_ticks.c host/vmm/pm_ticks.h
 	@mkdir -p $(UNIT_BUILD)
 	$(CC) $(CFLAGS) -shared -fPIC -o $@ $<
 
-unit: $(UNIT_BUILD)/libpmticks.so $(UNIT_BUILD)/acpi-dump $(UNIT_BUILD)/unit-tests $(UNIT_BUILD)/shim-tests $(UNIT_BUILD)/time32-ref $(UNIT_BUILD)/time32 host shim
+deps-unit:
+	@tools/install-deps.sh unit
+
+unit: $(UNIT_BUILD)/libpmticks.so $(UNIT_BUILD)/acpi-dump $(UNIT_BUILD)/unit-tests $(UNIT_BUILD)/shim-tests $(UNIT_BUILD)/time32-ref $(UNIT_BUILD)/time32 host shim | deps-unit
 	tests/unit/run.sh $(BUILD)

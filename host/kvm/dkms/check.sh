@@ -46,3 +46,19 @@ done
 # shellcheck disable=SC2086
 dkms remove -m pvsmm-kvm -v "$version" --all $trees >/dev/null
 echo "dkms-check: pvsmm-kvm $version builds with DKMS for $kver (kvm, kvm-amd, kvm-intel)"
+
+# What make install refuses (preflight.sh): another series, a lockdown
+# without an enrolled key.  And what it lets through: this kernel.
+"$top/host/kvm/dkms/preflight.sh" "$kver" ||
+	{ echo "dkms-check: preflight refused $kver" >&2; exit 1; }
+if "$top/host/kvm/dkms/preflight.sh" 6.12.0-1-amd64 2>/dev/null; then
+	echo "dkms-check: preflight let a 6.12 kernel through" >&2
+	exit 1
+fi
+echo "none [integrity] confidentiality" >"$tmp/lockdown"
+if PVSMM_LOCKDOWN=$tmp/lockdown PVSMM_MOK_PUB=$tmp/no-key \
+	"$top/host/kvm/dkms/preflight.sh" "$kver" 2>/dev/null; then
+	echo "dkms-check: preflight let unsigned modules through under lockdown" >&2
+	exit 1
+fi
+echo "dkms-check: make install refuses another series and lockdown without a key"
