@@ -117,7 +117,10 @@ kill "$pid" 2>/dev/null || true
 wait "$pid" || true
 rm -f "$ird"
 percpu=$(sed -n 's/^%define PVSMM_REGION_PERCPU *//p' include/pvsmm/abi.inc)
-if python3 - "$log" "${ird_base:-0}" "$((percpu + 4 * 4096))" <<'PY'; then
+# This boot's own region (the ROM prints it here too).
+e820_base=$(tr -d '\r' <"$log" |
+	sed -n 's/.*vCPU areas at \(0x\)\{0,1\}\([0-9a-fA-F]*\).*/0x\2/p' | head -n 1)
+if python3 - "$log" "${e820_base:-0}" "$((percpu + 4 * 4096))" <<'PY'; then
 import re, sys
 text = open(sys.argv[1], errors="replace").read()
 base, size = int(sys.argv[2], 16), int(sys.argv[3])

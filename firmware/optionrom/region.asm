@@ -130,7 +130,8 @@ vcpu_counts:
 	; initrd_addr_max.  Otherwise it puts it right below the top of RAM
 	; that INT 15h E801 reports at boot: below everything SeaBIOS
 	; reserved, a permanent PMM allocation included.  Then there is
-	; nothing to avoid.
+	; nothing to avoid.  (A PVH ELF kernel has no such header, and
+	; QEMU's pvh.bin loads its initrd at FW_CFG_INITRD_ADDR.)
 	test	eax, eax
 	jz	.out
 	add	eax, [bp + L_IRD_ADDR]
@@ -140,7 +141,7 @@ vcpu_counts:
 	call	fwcfg_initrd_addr_max
 	and	eax, ~0xfff
 	pop	ecx
-	jz	.out
+	jz	.out			; no Linux header: avoid it
 	cmp	eax, ecx
 	je	.out			; at fw_cfg's address: avoid it
 	mov	dword [bp + L_IRD_SIZE], 0
