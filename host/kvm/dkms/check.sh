@@ -49,7 +49,8 @@ echo "dkms-check: pvsmm-kvm $version builds with DKMS for $kver (kvm, kvm-amd, k
 
 # What make install refuses (preflight.sh): another series, a lockdown
 # without an enrolled key.  And what it lets through: this kernel.
-"$top/host/kvm/dkms/preflight.sh" "$kver" ||
+PVSMM_LOCKDOWN=/dev/null PVSMM_SIG_ENFORCE=/dev/null \
+	"$top/host/kvm/dkms/preflight.sh" "$kver" ||
 	{ echo "dkms-check: preflight refused $kver" >&2; exit 1; }
 if "$top/host/kvm/dkms/preflight.sh" 6.12.0-1-amd64 2>/dev/null; then
 	echo "dkms-check: preflight let a 6.12 kernel through" >&2
@@ -61,4 +62,10 @@ if PVSMM_LOCKDOWN=$tmp/lockdown PVSMM_MOK_PUB=$tmp/no-key \
 	echo "dkms-check: preflight let unsigned modules through under lockdown" >&2
 	exit 1
 fi
-echo "dkms-check: make install refuses another series and lockdown without a key"
+echo Y >"$tmp/sig_enforce"
+if PVSMM_LOCKDOWN=/dev/null PVSMM_SIG_ENFORCE=$tmp/sig_enforce \
+	PVSMM_MOK_PUB=$tmp/no-key "$top/host/kvm/dkms/preflight.sh" "$kver" 2>/dev/null; then
+	echo "dkms-check: preflight let unsigned modules through under sig_enforce" >&2
+	exit 1
+fi
+echo "dkms-check: make install refuses another series, and lockdown or sig_enforce without a key"

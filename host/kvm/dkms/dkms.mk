@@ -19,6 +19,7 @@ DKMS_ENV          := env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS
 .PHONY: install uninstall dkms-check
 
 install: optionrom uefi shim
+	host/kvm/dkms/preflight.sh $${KVER:-$$(uname -r)}
 	@tools/install-deps.sh install
 	install -D -m 0644 build/firmware/pvsmm.rom $(PVSMM_SHARE)/pvsmm.rom
 	if [ -e build/firmware/pvsmm.efi ]; then \
