@@ -202,37 +202,36 @@ def check_driver(c, mode, r):
             str(delta(marks, "pvsmm_handler_faults")))
 
 
+def check_source(c, mode, src):
+    """The source of a migration (NAME-src): it registered, saved the VM
+    and quit.  False when it did not run to the end."""
+    ran = src is not None and src["rc"] == 0
+    c.check(mode, "source QEMU ran and quit after the migration", ran,
+            "rc=%s" % (src and src["rc"]))
+    if not ran:
+        return False
+    text = "\n".join(src["lines"])
+    c.check(mode, "source: firmware registered", "pvsmm: registered" in text)
+    m = re.search(r"vm.state: (\d+) bytes", text)
+    c.check(mode, "source: VM state saved", m and int(m.group(1)) > 0,
+            m and m.group(0))
+    return True
+
+
 def check_migration(c, mode, src, r):
     """accel-migrate, seabios-migrate: the source registered and saved the
     VM; the restored VM ran no firmware (no registration line) -- so under
     accel every reflection it made came from the registration MSR that
     QEMU migrated."""
-    ran = src is not None and src["rc"] == 0
-    c.check(mode, "source QEMU ran and quit after the migration", ran,
-            "rc=%s" % (src and src["rc"]))
-    if not ran:
-        return
-    text = "\n".join(src["lines"])
-    c.check(mode, "source: firmware registered", "pvsmm: registered" in text)
-    m = re.search(r"vm.state: (\d+) bytes", text)
-    c.check(mode, "source: VM state saved", m and int(m.group(1)) > 0,
-            m and m.group(0))
-    c.check(mode, "destination: no firmware ran again", "registered" not in r)
+    if check_source(c, mode, src):
+        c.check(mode, "destination: no firmware ran again", "registered" not in r)
 
 
 def check_refused(c, mode, src, dest):
     """accel-to-stock, accel-to-off: a registered guest, migrated to a
     QEMU without pvsmm, is refused there with an error, never run."""
-    ran = src is not None and src["rc"] == 0
-    c.check(mode, "source QEMU ran and quit after the migration", ran,
-            "rc=%s" % (src and src["rc"]))
-    if not ran:
+    if not check_source(c, mode, src):
         return
-    text = "\n".join(src["lines"])
-    c.check(mode, "source: firmware registered", "pvsmm: registered" in text)
-    m = re.search(r"vm.state: (\d+) bytes", text)
-    c.check(mode, "source: VM state saved", m and int(m.group(1)) > 0,
-            m and m.group(0))
     out = "\n".join(dest["lines"]) if dest else ""
     errors = [l for l in out.splitlines() if "qemu-system" in l or "pvsmm:" in l]
     # Refused at loading, not failed otherwise or timed out.
