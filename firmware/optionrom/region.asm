@@ -19,12 +19,11 @@
 ; QEMU's `-kernel ... -initrd` has its boot ROM load the initrd right
 ; below the top of RAM that INT 15h E801 reports then, which SeaBIOS
 ; lowers below its reservations, this one included: no conflict.  Only
-; where the kernel's initrd_addr_max pins it to fw_cfg's address (old
-; kernels, more than 896 MiB of RAM) can the two meet; an allocation
-; that reaches into it is given back and conventional memory is used
-; instead (SeaBIOS moves the EBDA
-; down and lowers 40:13h; Linux and other OSes keep off everything from
-; there to 1 MiB).  Conventional memory is scarce, so there the region is
+; where QEMU loads it at fw_cfg's address (a PVH ELF kernel, or an old
+; kernel whose initrd_addr_max pins it there) can the two meet; an
+; allocation that reaches into it is given back and conventional memory
+; is used instead (SeaBIOS moves the EBDA down and lowers 40:13h; Linux
+; and other OSes keep off everything from there to 1 MiB).  Conventional memory is scarce, so there the region is
 ; first sized for the vCPUs the VM has at boot (all of them must be
 ; covered, or the host refuses the registration), and hot-pluggable vCPUs
 ; beyond it are not reflected (their reads go to the VMM, as without
