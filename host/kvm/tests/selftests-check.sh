@@ -121,6 +121,9 @@ fi
 # on it, interleaved.
 ncpu=2
 [ $vendor = intel ] && ncpu=1
+# That boot takes about a minute (one test); a hung L1 is given five
+# before its one retry, not the whole run's limit (--long: its own).
+[ $long = 1 ] || timeout=300
 if [ -n "$smp" ]; then
 	r=0
 	lab $ncpu selftests-${vendor}-smp-console.log "$(lab_cmd "$smp" "")" || r=$?
