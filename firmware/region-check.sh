@@ -17,6 +17,9 @@
 #   wx-uefi       the UEFI driver's test image under OVMF (q35), loaded
 #                 from the UEFI shell's startup.nsh; the region where
 #                 OVMF's AllocatePages put it, from the driver's line
+#   wx-uefi-rom   the same image as a PCI option ROM (pvsmm-test-efi.rom,
+#                 romfile= of a virtio-rng device): OVMF loads it by
+#                 itself, with no ESP and no boot variable
 # (The driver's builder, firmware/uefi/region.h, is also validated by the
 # VMM's unit tests, tests/unit/desc.c.)
 #
@@ -149,12 +152,28 @@ mkdir -p "$esp"
 cp "$OUT/pvsmm-test.efi" "$esp/"
 printf '%s\r\n' "fs0:" "load pvsmm-test.efi" >"$esp/startup.nsh"
 cp "$ovmf/OVMF_VARS_4M.fd" "$OUT/wx-uefi-vars.fd"
-dump wx-uefi "vCPU areas at" -machine q35 \
+# No NIC: OVMF would try PXE and HTTP boot, minutes of timeouts, before
+# the shell that runs startup.nsh.
+dump wx-uefi "vCPU areas at" -machine q35 -net none \
 	-drive "if=pflash,format=raw,readonly=on,file=$ovmf/OVMF_CODE_4M.fd" \
 	-drive "if=pflash,format=raw,file=$OUT/wx-uefi-vars.fd" \
 	-drive "file=fat:rw:$esp,format=raw"
 uefi_base=$(sed -n 's/.*vCPU areas at \(0x\)\{0,1\}\([0-9a-fA-F]*\).*/0x\2/p' \
 	"$OUT/wx-uefi.log" | head -n 1)
 check wx-uefi "${uefi_base:-0}"
+
+# The same driver as a PCI option ROM on a virtio-rng device, and nothing
+# else: no ESP, no startup.nsh, no Driver#### variable, fresh variables.
+# OVMF runs it while it enumerates PCI, before it connects its consoles,
+# so its line comes again at ReadyToBoot: here when OVMF, finding nothing
+# else to boot, starts its shell.
+cp "$ovmf/OVMF_VARS_4M.fd" "$OUT/wx-uefi-vars.fd"
+dump wx-uefi-rom "vCPU areas at" -machine q35 -net none \
+	-drive "if=pflash,format=raw,readonly=on,file=$ovmf/OVMF_CODE_4M.fd" \
+	-drive "if=pflash,format=raw,file=$OUT/wx-uefi-vars.fd" \
+	-device "virtio-rng-pci,romfile=$OUT/pvsmm-test-efi.rom"
+rom_base=$(sed -n 's/.*vCPU areas at \(0x\)\{0,1\}\([0-9a-fA-F]*\).*/0x\2/p' \
+	"$OUT/wx-uefi-rom.log" | head -n 1)
+check wx-uefi-rom "${rom_base:-0}"
 
 exit $fail

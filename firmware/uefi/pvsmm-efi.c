@@ -23,6 +23,11 @@
  * here may run in long mode or, through a 32-bit loader, in 32-bit
  * protected mode with or without PAE: each has its entry.
  *
+ * Loaded from a PCI option ROM (pvsmm-efi.rom), it runs while OVMF
+ * enumerates PCI, before any console is connected: its line then goes
+ * nowhere.  So the outcome is printed again when the boot manager signals
+ * ReadyToBoot, just before it starts the OS loader, with the consoles up.
+ *
  * Firmware reads of the PM timer before this driver runs go to the VMM;
  * OVMF reads it throughout boot, which is what the QEMU shim uses to line
  * kvmclock up with QEMU's own PM timer.
@@ -80,6 +85,50 @@ static UINT32 find_pvsmm_leaf(void)
 	return 0;
 }
 
+/* EFI_EVENT_GROUP_READY_TO_BOOT (UEFI 2.x, 7.1): not in gnu-efi. */
+static EFI_GUID ready_to_boot_group = {
+	0x7ce88fb3, 0x4bd7, 0x4679,
+	{ 0x87, 0xa8, 0xa8, 0xd8, 0xde, 0xe5, 0x0d, 0x2b }
+};
+
+/* What a loaded driver reports, now and again at ReadyToBoot. */
+static struct {
+	EFI_PHYSICAL_ADDRESS base;
+	UINT32 nr;
+} region;
+
+static void report(void)
+{
+	if (TEST_IMAGE)
+		Print(L"pvsmm: test image, not registering; region of %d vCPU areas at 0x%lx\n",
+		      region.nr, region.base);
+	else
+		Print(L"pvsmm: registered, %d vCPU areas at 0x%lx\n", region.nr,
+		      region.base);
+}
+
+static VOID EFIAPI report_again(EFI_EVENT event, VOID *context)
+{
+	(void)context;
+	report();
+	uefi_call_wrapper(BS->CloseEvent, 1, event);	/* once is enough */
+}
+
+/*
+ * Only a driver that stays loaded can be called back: failures are
+ * printed once, when they happen.  Best effort: without the event (a
+ * firmware older than UEFI 2.0), the line printed now is the only one.
+ */
+static void report_at_ready_to_boot(void)
+{
+	EFI_EVENT event;
+
+	if (ST->Hdr.Revision < (2u << 16))
+		return;
+	uefi_call_wrapper(BS->CreateEventEx, 6, EVT_NOTIFY_SIGNAL, TPL_CALLBACK,
+			  report_again, NULL, &ready_to_boot_group, &event);
+}
+
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
 	EFI_PHYSICAL_ADDRESS base = 0xffffffff;
@@ -111,19 +160,19 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	}
 	ZeroMem((void *)base, pages * EFI_PAGE_SIZE);
 	pvsmm_region_build((UINT8 *)base, base, nr, &blob);
-	if (TEST_IMAGE) {
-		Print(L"pvsmm: test image, not registering\n");
-		Print(L"pvsmm: region of %d vCPU areas at 0x%lx\n", nr, base);
-		return EFI_SUCCESS;
+	if (!TEST_IMAGE) {
+		/* The host validates the descriptor within the WRMSR. */
+		wrmsr(PVSMM_MSR_REGISTER, base | PVSMM_MSR_ENABLE);
+		status = ((volatile struct pvsmm_descriptor *)base)->status;
+		if (status != PVSMM_STATUS_OK) {
+			Print(L"pvsmm: registration FAILED, status=%d\n", status);
+			uefi_call_wrapper(BS->FreePages, 2, base, pages);
+			return EFI_DEVICE_ERROR;
+		}
 	}
-	/* The host validates the descriptor within the WRMSR. */
-	wrmsr(PVSMM_MSR_REGISTER, base | PVSMM_MSR_ENABLE);
-	status = ((volatile struct pvsmm_descriptor *)base)->status;
-	if (status != PVSMM_STATUS_OK) {
-		Print(L"pvsmm: registration FAILED, status=%d\n", status);
-		uefi_call_wrapper(BS->FreePages, 2, base, pages);
-		return EFI_DEVICE_ERROR;
-	}
-	Print(L"pvsmm: registered, %d vCPU areas at 0x%lx\n", nr, base);
+	region.base = base;
+	region.nr = nr;
+	report();
+	report_at_ready_to_boot();
 	return EFI_SUCCESS;
 }

@@ -44,7 +44,7 @@ int main(int argc, char **argv)
 	struct pvsmm_guest_mem mem = { .ram = ram, .size = (uint64_t)size };
 	struct pvsmm_descriptor d;
 
-	if (base + sizeof(d) > (uint64_t)size) {
+	if (base >= (uint64_t)size || (uint64_t)size - base < sizeof(d)) {
 		fprintf(stderr, "region-check: base %#llx outside the dump\n",
 			(unsigned long long)base);
 		return 2;

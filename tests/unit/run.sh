@@ -45,6 +45,7 @@ suite shim env PVSMM_PORTS=0x608 PVSMM_EPOCH=0 PVSMM_MARKER_PORT=0xef8 \
 suite cmdline sh "$here/cmdline.sh" "$build/host/pvsmm-vmm"
 suite acpi sh "$here/acpi-check.sh" "$build/tests/acpi-dump"
 suite pmtimer-py python3 "$here/test_pmtimer.py" "$build/tests/libpmticks.so"
+suite efirom python3 "$here/test_efirom.py"
 # No import circles in the VMM or the shim (their objects must be built).
 suite layers python3 "$top/tools/check-layers.py" vmm "$top/host/vmm" \
 	"$build/host/vmm" "$top/host/vmm" "$top/host/vmm/devices"
