@@ -3,8 +3,11 @@
 # The domain XML of host/libvirt/ against Debian 12's libvirt 9.0, with
 # libvirt's own tools and no KVM: the schema (virt-xml-validate), then the
 # QEMU command line libvirt would start (virsh domxml-to-native, through
-# the embedded QEMU driver, so that no daemon runs): the ROM, the shim's
-# environment and ACPI (the PM timer's) must all be there.
+# the embedded QEMU driver, so that no daemon runs): the firmware's ROM,
+# the shim's environment and ACPI (the PM timer's) must all be there.
+#   pvsmm-shim.xml  SeaBIOS: the legacy option ROM (-option-rom)
+#   pvsmm-ovmf.xml  OVMF: the UEFI driver's PCI ROM on a virtio RNG
+#                   (romfile=, through <qemu:override>)
 #
 # The embedded driver wants the user libvirt-qemu that Debian's
 # libvirt-daemon-system creates; without that package the conversion runs
@@ -15,7 +18,6 @@
 # Usage: tests/libvirt/check.sh   (as root; prints "libvirt: N passed, M failed")
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-xml=$top/host/libvirt/pvsmm-shim.xml
 pass=0 fail=0
 check() {
 	if [ "$2" = 0 ]; then
@@ -26,9 +28,6 @@ check() {
 		fail=$((fail + 1))
 	fi
 }
-
-out=$(virt-xml-validate "$xml" domain 2>&1)
-check "virt-xml-validate: $(basename "$xml") is a valid domain" $? "$out"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -56,31 +55,57 @@ acpi_off() {
 	*) return 1 ;;
 	esac
 }
-argv=$(to_native "$xml")
-check "virsh domxml-to-native: libvirt accepts it" $? "$argv"
-
 has() {
 	case " $argv " in
-	*" $2 "*) check "$1" 0 ;;
+	*"$2"*) check "$1" 0 ;;
 	*) check "$1" 1 "no '$2' in: $argv" ;;
 	esac
 }
-has "the shim preloaded" "LD_PRELOAD=/usr/local/lib/pvsmm/libpvsmm-preload.so"
-has "the shim reflects q35's PM timer port" "PVSMM_PORTS=0x608"
-has "the option ROM" "-option-rom /usr/local/share/pvsmm/pvsmm.rom"
-case " $argv " in
-*" -machine pc-q35-"*) ! acpi_off "$argv"
-	check "ACPI on (the PM timer exists) on q35" $? "$argv" ;;
-*) check "ACPI on (the PM timer exists) on q35" 1 "no q35 machine in: $argv" ;;
+# domain XML ROM-CHECK ROM-TEXT: what every domain must give QEMU, and
+# its firmware's ROM, as the command line writes it.
+domain() {
+	xml=$top/host/libvirt/$1
+	out=$(virt-xml-validate "$xml" domain 2>&1)
+	check "virt-xml-validate: $1 is a valid domain" $? "$out"
+	argv=$(to_native "$xml")
+	check "$1: virsh domxml-to-native: libvirt accepts it" $? "$argv"
+	has "$1: the shim preloaded" \
+		" LD_PRELOAD=/usr/local/lib/pvsmm/libpvsmm-preload.so "
+	has "$1: the shim reflects q35's PM timer port" " PVSMM_PORTS=0x608 "
+	has "$1: $2" "$3"
+	case " $argv " in
+	*" -machine pc-q35-"*) ! acpi_off "$argv"
+		check "$1: ACPI on (the PM timer exists) on q35" $? "$argv" ;;
+	*) check "$1: ACPI on (the PM timer exists) on q35" 1 \
+		"no q35 machine in: $argv" ;;
+	esac
+	# The same domain without <acpi/>: this check must see ACPI off
+	# there, or libvirt refuse the domain (UEFI needs ACPI).
+	sed "/<acpi\/>/d" "$xml" >"$work/no-acpi.xml"
+	out=$(to_native "$work/no-acpi.xml")
+	case $out in
+	*"UEFI requires ACPI"*) check "$1: without <acpi/>, libvirt refuses it" 0 ;;
+	*) acpi_off "$out"
+	   check "$1: without <acpi/>, the check sees ACPI off" $? "$out" ;;
+	esac
+}
+domain pvsmm-shim.xml "the option ROM" \
+	" -option-rom /usr/local/share/pvsmm/pvsmm.rom "
+domain pvsmm-ovmf.xml "the UEFI driver's PCI ROM" \
+	'"romfile":"/usr/local/share/pvsmm/pvsmm-efi.rom"}'
+# ... on the RNG device (one -device JSON object, the ROM in it).
+rng=$(printf '%s\n' "$argv" | tr ' ' '\n' | grep '"driver":"virtio-rng-pci"')
+case $rng in
+*'"romfile":"/usr/local/share/pvsmm/pvsmm-efi.rom"'*) check "pvsmm-ovmf.xml: the ROM is the RNG's" 0 ;;
+*) check "pvsmm-ovmf.xml: the ROM is the RNG's" 1 "RNG device: ${rng:-none}" ;;
 esac
-# The same domain without <acpi/>: this check must see ACPI off there.
-sed "/<acpi\/>/d" "$xml" >"$work/no-acpi.xml"
-acpi_off "$(to_native "$work/no-acpi.xml")"
-check "without <acpi/>, the check sees ACPI off" $?
+has "pvsmm-ovmf.xml: OVMF as the firmware" \
+	'"filename":"/usr/share/OVMF/OVMF_CODE_4M.fd"'
 
 # The AppArmor rules (host/libvirt/apparmor-libvirt-qemu) name the paths
 # the XML uses.
-for f in /usr/local/lib/pvsmm/libpvsmm-preload.so /usr/local/share/pvsmm/pvsmm.rom; do
+for f in /usr/local/lib/pvsmm/libpvsmm-preload.so /usr/local/share/pvsmm/pvsmm.rom \
+	 /usr/local/share/pvsmm/pvsmm-efi.rom; do
 	grep -q "^  $f m\{0,1\}r,$" "$top/host/libvirt/apparmor-libvirt-qemu"
 	check "AppArmor rule for $f" $?
 done

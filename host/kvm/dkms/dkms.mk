@@ -2,8 +2,8 @@
 # Installing pvsmm like a KVM user (included by the top-level Makefile):
 #
 #   make install      the patched KVM modules through DKMS, the option ROM,
-#                     the UEFI driver (if built) and the QEMU shim under
-#                     $(PREFIX) (default /usr/local)
+#                     the UEFI driver and its PCI ROM (if built) and the
+#                     QEMU shim under $(PREFIX) (default /usr/local)
 #   make uninstall    all of it removed; the distribution's KVM in charge
 #   make dkms-check   dkms add + build + remove in a scratch tree
 
@@ -22,14 +22,17 @@ install: optionrom uefi shim
 	host/kvm/dkms/preflight.sh $${KVER:-$$(uname -r)}
 	@tools/install-deps.sh install
 	install -D -m 0644 build/firmware/pvsmm.rom $(PVSMM_SHARE)/pvsmm.rom
-	if [ -e build/firmware/pvsmm.efi ]; then \
-		install -D -m 0644 build/firmware/pvsmm.efi $(PVSMM_SHARE)/pvsmm.efi; fi
+	for f in pvsmm.efi pvsmm-efi.rom; do \
+		if [ -e build/firmware/$$f ]; then \
+			install -D -m 0644 build/firmware/$$f $(PVSMM_SHARE)/$$f; fi; \
+	done
 	install -D -m 0755 build/host/libpvsmm-preload.so $(PVSMM_LIB)/libpvsmm-preload.so
 	$(DKMS_ENV) host/kvm/dkms/install.sh $(PVSMM_KVM_VERSION)
 
 uninstall:
 	$(DKMS_ENV) host/kvm/dkms/uninstall.sh $(PVSMM_KVM_VERSION)
 	rm -f $(PVSMM_SHARE)/pvsmm.rom $(PVSMM_SHARE)/pvsmm.efi \
+		$(PVSMM_SHARE)/pvsmm-efi.rom \
 		$(PVSMM_LIB)/libpvsmm-preload.so
 	-rmdir $(PVSMM_SHARE) $(PVSMM_LIB) 2>/dev/null
 
