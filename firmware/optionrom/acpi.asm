@@ -1,7 +1,7 @@
 ; SPDX-License-Identifier: MIT
 ;
 ; acpi.asm -- the PM timer's port, from the firmware's ACPI tables (FADT
-; PM_TMR_BLK; q35 0x608, piix 0xb008: never assumed), and a few reads of it
+; PM_TMR_BLK; SeaBIOS's 0x608, OVMF's 0xb008 on pc: never assumed), and a few reads of it
 ; before registering.
 ;
 ; Why read it at all: until the ROM registers, every read exits to the

@@ -25,7 +25,7 @@
 ; the descriptor provides an area for every vCPU up to nr_vcpus.
 ;
 ; Nothing here knows the PM timer's port: the handler serves whatever port
-; the host reflects (q35 0x608, piix 0xb008, ...).
+; the host reflects (0x608 under SeaBIOS, q35 or pc; ...).
 ;
 ; Files, %included here (one flat image):
 ;	print.asm	messages on COM1 and INT 10h

@@ -2,9 +2,11 @@
 /*
  * The shim's configuration, from the environment of the QEMU process:
  *
- *   PVSMM_PORTS=FIRST[+COUNT]  ports to reflect (required; q35's PM timer
- *                              is 0x608, piix's 0xb008): without it the
- *                              shim only says so and stays out of the way
+ *   PVSMM_PORTS=FIRST[+COUNT]  ports to reflect (required; the PM timer
+ *                              is where the firmware put it: 0x608 under
+ *                              SeaBIOS, 0xb008 under OVMF on pc): without
+ *                              it the shim only says so and stays out of
+ *                              the way
  *   PVSMM_RETURN_PORT=PORT     the handler's return port for the generic
  *                              path (default 0xef0, unused by QEMU's PC
  *                              machines)

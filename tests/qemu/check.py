@@ -12,10 +12,19 @@ mode (tests/qemu/l1-run.sh):
            reflection (LD_PRELOAD=libpvsmm-preload.so PVSMM_PORTS=0x608);
            L2 boots GRUB from a disk (tests/qemu/make-iso.sh), as in
            seabios-*; the accel modes use -kernel/-initrd
+  seabios-pc  seabios on the pc machine (i440FX): SeaBIOS puts the PM
+           timer at 0x608 there too, found by the ROM and the guest in the
+           FADT
   ovmf-driver  OVMF + pvsmm.efi and the shim, no Linux: the UEFI shell
            loads the driver, then busy-waits 100 ms (stall: OVMF's own PM
            timer reads) between two marks, then powers off
   ovmf     OVMF + pvsmm.efi, the shim enabling reflection, then Linux
+  ovmf-rom  the same with nothing in the guest: OVMF loads the driver from
+           pvsmm-efi.rom, the PCI option ROM of a virtio-rng device
+           (romfile=), no ESP, startup.nsh or Driver####; Linux from
+           -kernel
+  ovmf-pc  ovmf-rom on the pc machine, where OVMF puts the PM timer at
+           0xb008
   accel    QEMU built with host/qemu/*.patch (make qemu-pvsmm):
            -accel kvm,pvsmm=on, SeaBIOS + pvsmm.rom, no shim doing
            anything but counting
@@ -96,6 +105,7 @@ def run_lab(modes, calls, pairs, timeout):
     if any(m.startswith("ovmf") for m in modes):
         adds += [("/usr/share/OVMF/OVMF_CODE.fd", "/pvsmm/OVMF_CODE.fd"),
                  ("/usr/share/OVMF/OVMF_VARS.fd", "/pvsmm/OVMF_VARS.fd"),
+                 ("build/firmware/pvsmm-efi.rom", "/pvsmm/pvsmm-efi.rom"),
                  ("build/qemu/esp", "/pvsmm/esp"),
                  ("build/qemu/esp-driver", "/pvsmm/esp-driver")]
     cmd = [os.path.join(TOP, "tests/lab/run-in-lab.sh"), "--with-qemu",
@@ -260,11 +270,11 @@ def main():
                     "of QEMU to build (make check)")
     args = ap.parse_args()
 
-    modes = ["stock", "seabios", "seabios-hotplug", "seabios-migrate", "accel",
+    modes = ["stock", "seabios", "seabios-pc", "seabios-hotplug", "seabios-migrate", "accel",
              "accel-migrate", "accel-to-stock", "accel-to-off",
              "unregistered-to-stock"]
     if not args.no_ovmf:
-        modes += ["ovmf-driver", "ovmf"]
+        modes += ["ovmf-driver", "ovmf", "ovmf-rom", "ovmf-pc"]
     if args.quick:
         modes = [m for m in modes if m == "stock" or m.startswith("seabios")]
     if args.modes:
@@ -307,6 +317,11 @@ def main():
         c.check(mode, "an exiting read's value within one tick of the reflected ones",
                 probe.get("pairs") == args.pairs and probe.get("outside") == 0,
                 str(probe))
+        # Where the firmware put the PM block: SeaBIOS at 0x600 on both
+        # machines, OVMF at 0x600 on q35 and 0xb000 on pc (PIIX4).
+        c.check(mode, "the guest's PM timer port is the firmware's",
+                probe.get("port") == (0xb008 if mode == "ovmf-pc" else 0x608),
+                str(probe.get("port")))
         if mode == "unregistered-to-stock":
             src = runs.get(mode + "-src")
             c.check(mode, "source QEMU quit after the migration, nothing registered",
@@ -320,7 +335,7 @@ def main():
         else:
             c.check(mode, "firmware registered", "registered" in r)
         marks = r["marks"]
-        if mode.startswith("seabios") or mode == "ovmf":
+        if mode.startswith("seabios") or mode in ("ovmf", "ovmf-rom", "ovmf-pc"):
             c.check(mode, "shim enabled KVM_CAP_PVSMM_REFLECT", r.get("cap"))
             c.check(mode, "shim added the CPUID leaf", r.get("leaf"))
             if mode == "seabios-migrate":

@@ -6,8 +6,16 @@
 #   stock      no shim, no ROM: QEMU as distributed
 #   observe    the shim with PVSMM_REFLECT=0: stock behaviour, counted
 #   seabios    SeaBIOS + our option ROM, the shim enabling reflection
+#   seabios-pc seabios on the i440FX machine (pc): SeaBIOS puts PIIX4's
+#              PM block where it puts ICH9's, so the PM timer is at 0x608
+#              here too; the ROM and the guest find it in the FADT
 #   ovmf       OVMF + our UEFI driver, the shim enabling reflection
 #   ovmf-observe  the same with PVSMM_REFLECT=0 (the driver finds no leaf)
+#   ovmf-rom   OVMF finds the driver by itself: pvsmm-efi.rom as the PCI
+#              option ROM of a virtio-rng device, no ESP, Linux from
+#              QEMU's -kernel; the shim enabling reflection
+#   ovmf-pc    ovmf-rom on the pc machine, where OVMF puts PIIX4's PM
+#              block at 0xb000: the PM timer at 0xb008
 #   ovmf-driver   OVMF + our UEFI driver and the shim, no Linux: OVMF's own
 #              PM timer reads in the UEFI shell between two marks
 #              (tests/qemu/make-esp.sh)
@@ -135,6 +143,13 @@ for mode in "$@"; do
 		run seabios env LD_PRELOAD=$dir/libpvsmm-preload.so \
 			PVSMM_PORTS=0x608 PVSMM_MARKER_PORT=$marker \
 			qemu-system-x86_64 $base $rom ;;
+	seabios-pc)
+		# shellcheck disable=SC2086
+		run $mode env LD_PRELOAD=$dir/libpvsmm-preload.so \
+			PVSMM_PORTS=0x608 PVSMM_MARKER_PORT=$marker \
+			qemu-system-x86_64 -enable-kvm \
+			$(echo "$common" | sed 's/-machine q35/-machine pc/') \
+			-serial stdio -monitor none $rom ;;
 	ovmf|ovmf-observe|ovmf-driver)
 		reflect=1 esp=$dir/esp
 		[ "$mode" = ovmf-observe ] && reflect=0
@@ -147,6 +162,20 @@ for mode in "$@"; do
 			-drive if=pflash,format=raw,unit=1,file=/tmp/OVMF_VARS.fd \
 			-drive if=none,id=esp,format=raw,readonly=on,file=fat:$esp \
 			-device virtio-blk-pci,drive=esp ;;
+	ovmf-rom|ovmf-pc)
+		port=0x608 machine=q35
+		[ "$mode" = ovmf-pc ] && port=0xb008 machine=pc
+		cp $dir/OVMF_VARS.fd /tmp/OVMF_VARS.fd
+		# shellcheck disable=SC2086
+		run $mode env LD_PRELOAD=$dir/libpvsmm-preload.so \
+			PVSMM_PORTS=$port PVSMM_MARKER_PORT=$marker \
+			qemu-system-x86_64 -enable-kvm \
+			$(echo "$common" | sed "s/-machine q35/-machine $machine/") \
+			-serial stdio -monitor none \
+			-drive if=pflash,format=raw,unit=0,readonly=on,file=$dir/OVMF_CODE.fd \
+			-drive if=pflash,format=raw,unit=1,file=/tmp/OVMF_VARS.fd \
+			-device virtio-rng-pci,romfile=$dir/pvsmm-efi.rom \
+			-kernel $dir/vmlinuz -initrd $dir/l2.cpio.gz -append "$append" ;;
 	accel)
 		# shellcheck disable=SC2086
 		run accel env $counting $pq -accel kvm,pvsmm=on $common \
