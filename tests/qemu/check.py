@@ -177,9 +177,10 @@ def parse(run):
             out["shim_exit"] = {"user": int(m.group(1)), "served": int(m.group(2))}
         if "incoming guest state: kvmclock is the guest's" in line:
             out["incoming"] = True
-        m = re.search(r"^HMP\s+(pvsmm_\w+)", line)
+        m = re.search(r"^HMP\s+(pvsmm_\w+) \([^)]*\): (\S+)", line)
         if m:
             out.setdefault("hmp_stats", []).append(m.group(1))
+            out.setdefault("hmp_values", {})[m.group(1)] = m.group(2)
         m = re.search(r"vCPU (\d+): whole-vCPU load .*registration kept", line)
         if m:
             out.setdefault("kept", []).append(int(m.group(1)))
@@ -361,6 +362,12 @@ def main():
                     {"pvsmm_reflections", "pvsmm_fallback_cpl",
                      "pvsmm_fallback_mode"} <= set(r.get("hmp_stats", [])),
                     str(r.get("hmp_stats")))
+            # ... and the VM's registration (HMP info stats vm): whether
+            # and with which status, PVSMM_STATUS_OK being 1.
+            vm = r.get("hmp_values", {})
+            c.check(mode, "HMP info stats vm: registered, status OK",
+                    vm.get("pvsmm_registered") == "yes" and
+                    vm.get("pvsmm_status") == "1", str(vm))
         if mode == "seabios-migrate":
             # Stock QEMU does not migrate the registration MSR: the
             # restored guest's reads exit, and none may reach QEMU.

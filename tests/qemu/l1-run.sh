@@ -29,7 +29,8 @@
 #   seabios-hotplug  seabios with a second vCPU hot-plugged (HMP
 #              device_add) once the ROM registered: QEMU loads the new
 #              vCPU's whole state, and the registration must survive it;
-#              then HMP "info stats vcpu" (KVM's binary stats)
+#              then HMP "info stats vcpu" and "info stats vm" (KVM's
+#              binary stats)
 #   accel-to-stock, accel-to-off  accel's registered guest migrated to
 #              Debian's QEMU, or to the patched one without pvsmm=on: the
 #              destination must refuse it
@@ -190,7 +191,7 @@ for mode in "$@"; do
 		# shellcheck disable=SC2086
 		# Then KVM's binary stats as an operator reads them (HMP
 		# "info stats", QMP query-stats): pvsmm's among them.
-		monitored 'device_add host-x86_64-cpu,id=hotcpu,socket-id=1,core-id=0,thread-id=0\ninfo stats vcpu\n' \
+		monitored 'device_add host-x86_64-cpu,id=hotcpu,socket-id=1,core-id=0,thread-id=0\ninfo stats vcpu\ninfo stats vm\n' \
 			env $shim qemu-system-x86_64 -enable-kvm $common \
 			-smp 1,sockets=2,cores=1,threads=1,maxcpus=2 $rom
 		echo "=== QEMU-END $mode rc=$rc" ;;
