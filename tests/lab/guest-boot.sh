@@ -14,21 +14,32 @@
 #
 #   tests/lab/guest-boot.sh [--cpu amd|intel] [--kvm-param P=V]...
 #	[--modes "user reflect"] [--vcpus N] [--modules stock|patched]
-#	[--timeout S] [--l1-timeout S] [--acpi-pm] [--log FILE]
+#	[--timeout S] [--l1-timeout S] [--retries N] [--acpi-pm] [--log FILE]
 #
 # Each run's output is streamed to L1's console as it comes (so a lab that
-# times out still shows how far the guest got); --l1-timeout (default 300
-# seconds of L1 time) stops a run with SIGTERM, which makes pvsmm-vmm dump
-# the vCPUs' registers.
+# times out still shows how far the guest got); --l1-timeout stops a run
+# with SIGTERM, which makes pvsmm-vmm dump the vCPUs' registers.  Its
+# default is 300 seconds of L1 time, 8 under Bochs (--cpu intel), whose
+# L1 second takes 20-30 s of ours: a boot there takes 2.5 s of L1 time,
+# and a hung one must end well within the lab's own timeout.
+#
+# --retries N (default 1): a run stopped by --l1-timeout is run again, up
+# to N runs in all; any other failure fails at once.  For the Intel lab:
+# there, about one boot in three stalls for good, with stock KVM as with
+# ours: L1's own local APIC timer interrupts every few microseconds
+# (vector 0xec, in whatever task runs, no hrtimer expiring) and L2 never
+# gets past a spinlock with interrupts off (native_queued_spin_lock_
+# slowpath, seen in every stalled run).  The same guest boots every time
+# on the AMD lab.  Each stalled run is printed, with its registers.
 # Exit status: 0 when every run passed, 1 when one failed, 125 when the
 # lab itself failed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-modes="user" vcpus=1 modules=stock timeout=1800 l1_timeout=300 lab=()
+modes="user" vcpus=1 modules=stock timeout=1800 l1_timeout="" retries=1 lab=()
 clock="" want="GUEST-BOOTED"
 log=$root/build/lab/guest-boot-console.log
 usage() {
-	echo "usage: $0 [--cpu amd|intel] [--kvm-param P=V]... [--modes LIST] [--vcpus N] [--modules stock|patched] [--timeout S] [--log FILE]" >&2
+	echo "usage: $0 [--cpu amd|intel] [--kvm-param P=V]... [--modes LIST] [--vcpus N] [--modules stock|patched] [--timeout S] [--l1-timeout S] [--retries N] [--log FILE]" >&2
 	exit 2
 }
 while [ $# -gt 0 ]; do
@@ -39,13 +50,18 @@ while [ $# -gt 0 ]; do
 	--modules) modules=${2:?}; shift ;;
 	--timeout) timeout=${2:?}; shift ;;
 	--l1-timeout) l1_timeout=${2:?}; shift ;;
+	--retries) retries=${2:?}; shift ;;
 	--acpi-pm) clock="clocksource=acpi_pm" want="GUEST-DONE rc=0" ;;
 	--log) log=${2:?}; shift ;;
 	*) usage ;;
 	esac
 	shift
 done
-[[ $vcpus =~ ^[1-9][0-9]*$ && $l1_timeout =~ ^[1-9][0-9]*$ && $modes =~ ^[a-z\ -]+$ ]] || usage
+if [ -z "$l1_timeout" ]; then
+	l1_timeout=300
+	[[ " ${lab[*]} " == *" --cpu intel "* ]] && l1_timeout=8
+fi
+[[ $vcpus =~ ^[1-9][0-9]*$ && $l1_timeout =~ ^[1-9][0-9]*$ && $retries =~ ^[1-9]$ && $modes =~ ^[a-z\ -]+$ ]] || usage
 g=$root/build/guest/amd64
 for f in vmlinuz initrd.gz; do
 	[ -r "$g/$f" ] || { echo "guest-boot: $g/$f missing: run 'make guest-images'" >&2; exit 2; }
@@ -55,7 +71,9 @@ done
 # shellcheck disable=SC2016 # expanded in L1, not here
 cmd='rc=0
 for m in '"$modes"'; do
-	echo "== pvsmm-vmm --kernel --pmtimer $m --vcpus '"$vcpus"'"
+    a=1
+    while :; do
+	echo "== pvsmm-vmm --kernel --pmtimer $m --vcpus '"$vcpus"' (run $a)"
 	s=$(cut -d" " -f1 /proc/uptime)
 	{ timeout -s TERM '"$l1_timeout"' pvsmm-vmm --firmware pvsmm-fw.bin \
 		--kernel /guest/vmlinuz --initrd /guest/initrd.gz --mem 256 \
@@ -63,10 +81,16 @@ for m in '"$modes"'; do
 		--append "console=ttyS0 earlyprintk=serial,ttyS0,115200 loglevel=4 '"$clock"' panic=-1 gtod_calls=200 gtod_mono=20 gtod_settle=100" \
 		2>&1; echo "pvsmm-vmm rc=$?"; } | tee /tmp/out | grep -v "^PVSMM-STATS"
 	r=$(sed -n "s/^pvsmm-vmm rc=//p" /tmp/out)
-	if ! grep -q "'"$want"'" /tmp/out || [ "$r" != 0 ]; then
-		echo "FAIL $m: pvsmm-vmm rc=$r"; rc=1
-	fi
 	echo "   ($m: $(awk -v s="$s" "{ printf \"%.1f\", \$1 - s }" /proc/uptime) s in L1, rc=$r)"
+	grep -q "'"$want"'" /tmp/out && [ "$r" = 0 ] && break
+	if grep -q "Terminated: stopping the VM" /tmp/out && [ $a -lt '"$retries"' ]; then
+		echo "   ($m: run $a stalled, stopped after '"$l1_timeout"' s: again)"
+		a=$((a + 1))
+		continue
+	fi
+	echo "FAIL $m: pvsmm-vmm rc=$r"; rc=1
+	break
+    done
 done
 exit $rc'
 exec "$root/tests/lab/run-in-lab.sh" --modules "$modules" "${lab[@]}" \

@@ -34,7 +34,8 @@ INTEL := --cpu intel
 # (check.py, 20,000 reads a run), the patched modes in every guest paging
 # mode and the window at 1 vCPU (lab-check.sh), the same with ept=0 and with unrestricted_guest=0
 # (5,000 reads), every KVM selftest of the series, smaller, and Debian's
-# kernel booted through pvsmm-vmm --kernel (guest-boot.sh, kvm-clock).
+# kernel booted through pvsmm-vmm --kernel (guest-boot.sh, kvm-clock; a
+# boot that stalls is run again, up to 3 runs: guest-boot.sh says why).
 
 intel-check: all kvm-modules bochs-lab lab-tools guest-images
 	tests/lab/check.py $(INTEL) --modules patched --reads 20000
@@ -44,7 +45,8 @@ intel-check: all kvm-modules bochs-lab lab-tools guest-images
 	host/kvm/tests/lab-check.sh $(INTEL) --kvm-param unrestricted_guest=0 --reads 5000 \
 		--log $(BUILD)/lab/intel-api-ug0.log
 	host/kvm/tests/selftests-check.sh $(INTEL) --small
-	tests/lab/guest-boot.sh $(INTEL) --modes user --log $(BUILD)/lab/intel-guest.log
+	tests/lab/guest-boot.sh $(INTEL) --modes user --retries 3 \
+		--log $(BUILD)/lab/intel-guest.log
 
 check-intel-full: all kvm-modules bochs-lab lab-tools guest-images
 	tests/lab/check.py $(INTEL) --modules stock --timeout 2400
@@ -56,9 +58,9 @@ check-intel-full: all kvm-modules bochs-lab lab-tools guest-images
 		--log $(BUILD)/lab/intel-api-ug0.log
 	host/kvm/tests/selftests-check.sh $(INTEL)
 	tests/lab/guest-boot.sh $(INTEL) --modules patched --modes "user reflect" \
-		--log $(BUILD)/lab/intel-guest.log
+		--retries 3 --l1-timeout 20 --log $(BUILD)/lab/intel-guest.log
 	tests/lab/guest-boot.sh $(INTEL) --kvm-param ept=0 --modes user \
-		--log $(BUILD)/lab/intel-guest-ept0.log
+		--retries 3 --l1-timeout 60 --log $(BUILD)/lab/intel-guest-ept0.log
 
 # For the real Intel host where `pvsmm-vmm --kernel` hangs in the guest's
 # decompressor: everything tools/intel-host-probe/probe.sh needs, static,
