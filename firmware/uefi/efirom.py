@@ -12,10 +12,11 @@ Layout of the one image:
   0x00  EFI PCI expansion ROM header: 0xAA55, InitializationSize (512-byte
         units, the whole image), EFI signature 0x0EF1, the PE's subsystem
         and machine, no compression, EfiImageHeaderOffset, PcirOffset
-  0x1c  PCI Data Structure ("PCIR", revision 3): vendor and device (edk2
-        does not match them against the device; SeaBIOS would, for a legacy
-        image, which this ROM has none of), code type 3 (EFI), the
-        last-image indicator
+  0x1c  PCI Data Structure ("PCIR", revision 3): vendor and device (only
+        informative here: edk2 does not match them against the device, and
+        QEMU patches IDs only into its own ROMs; SeaBIOS would match them
+        for a legacy image, which this ROM has none of), code type 3 (EFI),
+        the last-image indicator
   0x200 the PE image, unchanged; then zeros up to a multiple of 512 bytes
 
 Usage: efirom.py [--vendor 0xVVVV] [--device 0xDDDD] DRIVER.efi OUT.rom
@@ -52,11 +53,25 @@ def pe_fields(image):
     pe = struct.unpack_from("<I", image, 0x3C)[0]
     if pe + 0x18 + 0x46 > len(image) or image[pe:pe + 4] != b"PE\0\0":
         raise RomError("not a PE image (no PE signature)")
-    machine = struct.unpack_from("<H", image, pe + 4)[0]
+    machine, nsections = struct.unpack_from("<HH", image, pe + 4)
+    opt_size = struct.unpack_from("<H", image, pe + 0x14)[0]
     magic = struct.unpack_from("<H", image, pe + 0x18)[0]
     if magic != 0x20B:
         raise RomError("not a PE32+ image (optional header magic 0x%x)" % magic)
+    if opt_size < 0x70:
+        raise RomError("PE32+ optional header of %d bytes, too short" % opt_size)
     subsystem = struct.unpack_from("<H", image, pe + 0x18 + 0x44)[0]
+    # The whole image must be here: a truncated one would be built into a
+    # ROM that the firmware then refuses to load, without a word.
+    headers = struct.unpack_from("<I", image, pe + 0x18 + 0x3C)[0]
+    sections = pe + 0x18 + opt_size
+    if headers > len(image) or sections + 40 * nsections > len(image):
+        raise RomError("truncated PE image (headers)")
+    for i in range(nsections):
+        raw_size, raw_ptr = struct.unpack_from("<II", image, sections + 40 * i + 16)
+        if raw_size and raw_ptr + raw_size > len(image):
+            raise RomError("truncated PE image (section %d ends at %d of %d bytes)"
+                           % (i, raw_ptr + raw_size, len(image)))
     return machine, subsystem
 
 
@@ -110,16 +125,19 @@ def main():
     ap.add_argument("driver")
     ap.add_argument("out")
     args = ap.parse_args()
+    if not (0 <= args.vendor <= 0xFFFF and 0 <= args.device <= 0xFFFF):
+        sys.exit("efirom: vendor and device IDs are 16 bits")
     try:
         with open(args.driver, "rb") as f:
             image = f.read()
-        if not (0 <= args.vendor <= 0xFFFF and 0 <= args.device <= 0xFFFF):
-            raise RomError("vendor and device IDs are 16 bits")
         rom = build(image, args.vendor, args.device)
     except (OSError, RomError) as e:
         sys.exit("efirom: %s: %s" % (args.driver, e))
-    with open(args.out, "wb") as f:
-        f.write(rom)
+    try:
+        with open(args.out, "wb") as f:
+            f.write(rom)
+    except OSError as e:
+        sys.exit("efirom: %s: %s" % (args.out, e))
 
 
 if __name__ == "__main__":

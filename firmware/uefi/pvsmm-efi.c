@@ -4,8 +4,8 @@
  * (gnu-efi).  Loaded by the firmware (a Driver#### entry, or "load
  * pvsmm.efi" in the UEFI shell) before the OS loader, it:
  *
- *   1. looks for the pvsmm CPUID leaf (KVM base + 0x80) and unloads
- *      itself if the host does not offer registration;
+ *   1. looks for the pvsmm CPUID leaf (KVM base + 0x80) and does
+ *      nothing more if the host does not offer registration;
  *   2. allocates the private region as EfiReservedMemoryType pages below
  *      4 GiB: they survive ExitBootServices and the OS never counts them
  *      as usable memory (nor maps them: nothing in them is UEFI's);
@@ -25,8 +25,9 @@
  *
  * Loaded from a PCI option ROM (pvsmm-efi.rom), it runs while OVMF
  * enumerates PCI, before any console is connected: its line then goes
- * nowhere.  So the outcome is printed again when the boot manager signals
- * ReadyToBoot, just before it starts the OS loader, with the consoles up.
+ * nowhere.  So the outcome, success or failure, is printed again when the
+ * boot manager signals ReadyToBoot, just before it starts the OS loader,
+ * with the consoles up.
  *
  * Firmware reads of the PM timer before this driver runs go to the VMM;
  * OVMF reads it throughout boot, which is what the QEMU shim uses to line
@@ -91,20 +92,41 @@ static EFI_GUID ready_to_boot_group = {
 	{ 0x87, 0xa8, 0xa8, 0xd8, 0xde, 0xe5, 0x0d, 0x2b }
 };
 
-/* What a loaded driver reports, now and again at ReadyToBoot. */
+/* What the driver reports, now and again at ReadyToBoot. */
+enum outcome { REGISTERED, TEST_REGION, TOO_LARGE, NOT_OFFERED, NO_MEMORY, FAILED };
+
 static struct {
+	enum outcome outcome;
 	EFI_PHYSICAL_ADDRESS base;
 	UINT32 nr;
-} region;
+	UINT32 status;		/* the host's, for FAILED */
+	EFI_STATUS error;	/* AllocatePages', for NO_MEMORY */
+} result;
 
 static void report(void)
 {
-	if (TEST_IMAGE)
+	switch (result.outcome) {
+	case REGISTERED:
+		Print(L"pvsmm: registered, %d vCPU areas at 0x%lx\n", result.nr,
+		      result.base);
+		break;
+	case TEST_REGION:
 		Print(L"pvsmm: test image, not registering; region of %d vCPU areas at 0x%lx\n",
-		      region.nr, region.base);
-	else
-		Print(L"pvsmm: registered, %d vCPU areas at 0x%lx\n", region.nr,
-		      region.base);
+		      result.nr, result.base);
+		break;
+	case TOO_LARGE:
+		Print(L"pvsmm: handler too large\n");
+		break;
+	case NOT_OFFERED:
+		Print(L"pvsmm: not offered by the host (no CPUID leaf), not registering\n");
+		break;
+	case NO_MEMORY:
+		Print(L"pvsmm: no memory for the handler's region (%r)\n", result.error);
+		break;
+	case FAILED:
+		Print(L"pvsmm: registration FAILED, status=%d\n", result.status);
+		break;
+	}
 }
 
 static VOID EFIAPI report_again(EFI_EVENT event, VOID *context)
@@ -115,24 +137,34 @@ static VOID EFIAPI report_again(EFI_EVENT event, VOID *context)
 }
 
 /*
- * Only a driver that stays loaded can be called back: failures are
- * printed once, when they happen.  Best effort: without the event (a
- * firmware older than UEFI 2.0), the line printed now is the only one.
+ * Prints the outcome, and asks for it to be printed again at ReadyToBoot.
+ * The driver must then stay loaded for the callback: it returns success
+ * whenever the event exists, failures included (the region's pages are
+ * freed all the same; what stays is the driver's image, boot-services
+ * memory that the OS reclaims).  Without the event (a firmware older than
+ * UEFI 2.0, or none left), the line printed now is the only one, and a
+ * failure unloads the driver with FAIL_STATUS.
  */
-static void report_at_ready_to_boot(void)
+static EFI_STATUS finish(enum outcome outcome, EFI_STATUS fail_status)
 {
 	EFI_EVENT event;
+	EFI_STATUS r = EFI_UNSUPPORTED;
 
-	if (ST->Hdr.Revision < (2u << 16))
-		return;
-	uefi_call_wrapper(BS->CreateEventEx, 6, EVT_NOTIFY_SIGNAL, TPL_CALLBACK,
-			  report_again, NULL, &ready_to_boot_group, &event);
+	result.outcome = outcome;
+	report();
+	if (ST->Hdr.Revision >= (2u << 16))
+		r = uefi_call_wrapper(BS->CreateEventEx, 6, EVT_NOTIFY_SIGNAL,
+				      TPL_CALLBACK, report_again, NULL,
+				      &ready_to_boot_group, &event);
+	if (outcome == REGISTERED || outcome == TEST_REGION || !EFI_ERROR(r))
+		return EFI_SUCCESS;
+	return fail_status;
 }
 
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
 	EFI_PHYSICAL_ADDRESS base = 0xffffffff;
-	UINT32 nr = PVSMM_MAX_VCPUS, status;
+	UINT32 nr = PVSMM_MAX_VCPUS;
 	UINTN pages = PVSMM_REGION_SIZE(nr) / EFI_PAGE_SIZE;
 	const struct pvsmm_blob blob = {
 		.code = pvsmm_handler_blob, .size = pvsmm_handler_blob_size,
@@ -141,38 +173,28 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		.entry32 = pvsmm_handler_offsets[2],
 		.stubs32 = pvsmm_handler_offsets[3],
 	};
-	EFI_STATUS r;
 
 	InitializeLib(image, systab);
-	if (pvsmm_handler_blob_size > PVSMM_REGION_CODE_MAX) {
-		Print(L"pvsmm: handler too large\n");
-		return EFI_LOAD_ERROR;
-	}
-	if (!TEST_IMAGE && !find_pvsmm_leaf()) {
-		Print(L"pvsmm: not offered by the host (no CPUID leaf), driver unloaded\n");
-		return EFI_UNSUPPORTED;
-	}
-	r = uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress,
-			      EfiReservedMemoryType, pages, &base);
-	if (EFI_ERROR(r)) {
-		Print(L"pvsmm: no memory for the handler's region (%r)\n", r);
-		return r;
-	}
+	if (pvsmm_handler_blob_size > PVSMM_REGION_CODE_MAX)
+		return finish(TOO_LARGE, EFI_LOAD_ERROR);
+	if (!TEST_IMAGE && !find_pvsmm_leaf())
+		return finish(NOT_OFFERED, EFI_UNSUPPORTED);
+	result.error = uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress,
+					 EfiReservedMemoryType, pages, &base);
+	if (EFI_ERROR(result.error))
+		return finish(NO_MEMORY, result.error);
 	ZeroMem((void *)base, pages * EFI_PAGE_SIZE);
 	pvsmm_region_build((UINT8 *)base, base, nr, &blob);
-	if (!TEST_IMAGE) {
-		/* The host validates the descriptor within the WRMSR. */
-		wrmsr(PVSMM_MSR_REGISTER, base | PVSMM_MSR_ENABLE);
-		status = ((volatile struct pvsmm_descriptor *)base)->status;
-		if (status != PVSMM_STATUS_OK) {
-			Print(L"pvsmm: registration FAILED, status=%d\n", status);
-			uefi_call_wrapper(BS->FreePages, 2, base, pages);
-			return EFI_DEVICE_ERROR;
-		}
+	result.base = base;
+	result.nr = nr;
+	if (TEST_IMAGE)
+		return finish(TEST_REGION, EFI_SUCCESS);
+	/* The host validates the descriptor within the WRMSR. */
+	wrmsr(PVSMM_MSR_REGISTER, base | PVSMM_MSR_ENABLE);
+	result.status = ((volatile struct pvsmm_descriptor *)base)->status;
+	if (result.status != PVSMM_STATUS_OK) {
+		uefi_call_wrapper(BS->FreePages, 2, base, pages);
+		return finish(FAILED, EFI_DEVICE_ERROR);
 	}
-	region.base = base;
-	region.nr = nr;
-	report();
-	report_at_ready_to_boot();
-	return EFI_SUCCESS;
+	return finish(REGISTERED, EFI_SUCCESS);
 }

@@ -4,7 +4,8 @@
  *
  *   PVSMM_PORTS=FIRST[+COUNT]  ports to reflect (required; the PM timer
  *                              is where the firmware put it: 0x608 under
- *                              SeaBIOS, 0xb008 under OVMF on pc): without
+ *                              SeaBIOS and under OVMF on q35, 0xb008
+ *                              under OVMF on pc): without
  *                              it the shim only says so and stays out of
  *                              the way
  *   PVSMM_RETURN_PORT=PORT     the handler's return port for the generic

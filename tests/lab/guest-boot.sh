@@ -31,11 +31,13 @@
 # gets past a spinlock with interrupts off (native_queued_spin_lock_
 # slowpath, seen in every stalled run).  The same guest boots every time
 # on the AMD lab.  Each stalled run is printed, with its registers.
+# --timeout (the whole lab boot, wall clock) defaults to 1800 s, or under
+# Bochs to what every allowed run of every mode may take, if more.
 # Exit status: 0 when every run passed, 1 when one failed, 125 when the
 # lab itself failed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-modes="user" vcpus=1 modules=stock timeout=1800 l1_timeout="" retries=1 lab=()
+modes="user" vcpus=1 modules=stock timeout="" l1_timeout="" retries=1 lab=()
 clock="" want="GUEST-BOOTED"
 log=$root/build/lab/guest-boot-console.log
 usage() {
@@ -60,6 +62,16 @@ done
 if [ -z "$l1_timeout" ]; then
 	l1_timeout=300
 	[[ " ${lab[*]} " == *" --cpu intel "* ]] && l1_timeout=8
+fi
+# The lab's own limit (default): room for every run a mode may take, at
+# 30 s of ours per L1 second under Bochs, after 10 minutes to boot L1.
+if [ -z "$timeout" ]; then
+	timeout=1800
+	if [[ " ${lab[*]} " == *" --cpu intel "* && $retries =~ ^[1-9]$ && $l1_timeout =~ ^[0-9]+$ ]]; then
+		runs=$(( $(echo $modes | wc -w) * retries ))
+		[ $((600 + runs * l1_timeout * 30)) -gt $timeout ] &&
+			timeout=$((600 + runs * l1_timeout * 30))
+	fi
 fi
 [[ $vcpus =~ ^[1-9][0-9]*$ && $l1_timeout =~ ^[1-9][0-9]*$ && $retries =~ ^[1-9]$ && $modes =~ ^[a-z\ -]+$ ]] || usage
 g=$root/build/guest/amd64

@@ -60,7 +60,7 @@ check-intel-full: all kvm-modules bochs-lab lab-tools guest-images
 	tests/lab/guest-boot.sh $(INTEL) --modules patched --modes "user reflect" \
 		--retries 3 --l1-timeout 20 --log $(BUILD)/lab/intel-guest.log
 	tests/lab/guest-boot.sh $(INTEL) --kvm-param ept=0 --modes user \
-		--retries 3 --l1-timeout 60 --log $(BUILD)/lab/intel-guest-ept0.log
+		--retries 3 --l1-timeout 30 --log $(BUILD)/lab/intel-guest-ept0.log
 
 # For the real Intel host where `pvsmm-vmm --kernel` hangs in the guest's
 # decompressor: everything tools/intel-host-probe/probe.sh needs, static,

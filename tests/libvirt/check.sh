@@ -94,7 +94,7 @@ domain pvsmm-shim.xml "the option ROM" \
 domain pvsmm-ovmf.xml "the UEFI driver's PCI ROM" \
 	'"romfile":"/usr/local/share/pvsmm/pvsmm-efi.rom"}'
 # ... on the RNG device (one -device JSON object, the ROM in it).
-rng=$(printf '%s\n' "$argv" | tr ' ' '\n' | grep '"driver":"virtio-rng-pci"')
+rng=$(printf '%s\n' "$argv" | tr ' ' '\n' | grep '"driver":"virtio-rng-pci"' | grep '"id":"ua-pvsmm-rng"')
 case $rng in
 *'"romfile":"/usr/local/share/pvsmm/pvsmm-efi.rom"'*) check "pvsmm-ovmf.xml: the ROM is the RNG's" 0 ;;
 *) check "pvsmm-ovmf.xml: the ROM is the RNG's" 1 "RNG device: ${rng:-none}" ;;

@@ -22,18 +22,28 @@ from pvsmmlab import checker  # noqa: E402
 
 
 def pe_image(machine=0x8664, subsystem=12, magic=0x20B, size=5000):
-    """A PE header good enough for the fields efirom reads, then filler."""
+    """A PE32+ image good enough for what efirom reads: headers in the
+    first 0x200 bytes, one section holding the rest."""
     img = bytearray(size)
     img[0:2] = b"MZ"
     pe = 0x80
     struct.pack_into("<I", img, 0x3C, pe)
     img[pe:pe + 4] = b"PE\0\0"
-    struct.pack_into("<H", img, pe + 4, machine)
+    struct.pack_into("<HH", img, pe + 4, machine, 1)
+    struct.pack_into("<H", img, pe + 0x14, 0xF0)       # SizeOfOptionalHeader
     struct.pack_into("<H", img, pe + 0x18, magic)
     struct.pack_into("<H", img, pe + 0x18 + 0x44, subsystem)
+    struct.pack_into("<I", img, pe + 0x18 + 0x3C, 0x200)  # SizeOfHeaders
+    section = pe + 0x18 + 0xF0
+    img[section:section + 5] = b".text"
+    struct.pack_into("<II", img, section + 16, size - 0x200, 0x200)
     for i in range(0x200, size):
         img[i] = i * 7 & 0xFF
     return bytes(img)
+
+
+def u16(rom, off):
+    return struct.unpack_from("<H", rom, off)[0]
 
 
 def refused(c, name, image):
@@ -78,6 +88,19 @@ def main():
                 "zeros after it" % subsystem,
                 rom[f["image_offset"]:end] == img and
                 end <= f["init_blocks"] * 512 and not any(rom[end:]))
+        # The same at the offsets the specifications give, not through
+        # efirom's own structures (a layout error would hide in both).
+        c.check("efirom", "subsystem %d: the raw bytes at the spec's offsets"
+                % subsystem,
+                rom[0:2] == b"\x55\xaa" and rom[4:8] == b"\xf1\x0e\0\0" and
+                u16(rom, 2) * 512 == len(rom) and
+                u16(rom, 8) == subsystem and u16(rom, 0xA) == 0x8664 and
+                u16(rom, 0xC) == 0 and u16(rom, 0x16) == 0x200 and
+                u16(rom, 0x18) == 0x1C and rom[0x1C:0x20] == b"PCIR" and
+                u16(rom, 0x1C + 0x0A) == 0x1C and rom[0x1C + 0x0C] == 3 and
+                u16(rom, 0x1C + 0x10) * 512 == len(rom) and
+                rom[0x1C + 0x14] == 3 and rom[0x1C + 0x15] == 0x80 and
+                rom[0x200:0x200 + len(img)] == img)
         c.check("efirom", "subsystem %d: the PCIR's vendor and device" % subsystem,
                 (f["vendor"], f["device"]) == (0x1AF4, 0x1005))
 
@@ -85,7 +108,8 @@ def main():
     refused(c, "an i386 image", pe_image(machine=0x14C))
     refused(c, "a PE32 (not PE32+) image", pe_image(magic=0x10B))
     refused(c, "a legacy option ROM", b"\x55\xaa" + bytes(1022))
-    refused(c, "a truncated PE", pe_image()[:0x90])
+    refused(c, "a truncated PE (headers)", pe_image()[:0x90])
+    refused(c, "a truncated PE (its section)", pe_image()[:4000])
     refused(c, "an image beyond 65535 blocks", pe_image(size=0xFFFF * 512))
 
     # The command line: a missing file is one clear line and status 1.
