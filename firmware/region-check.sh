@@ -80,15 +80,22 @@ check() {
 	fi
 }
 
+# region_base LOG: the region's GPA from the firmware's "N vCPU areas at
+# BASE" line (the first), 0 if there is none.
+region_base() {
+	base=$(tr -d '\r' <"$1" |
+		sed -n 's/.*vCPU areas at \(0x\)\{0,1\}\([0-9a-fA-F]*\).*/0x\2/p' |
+		head -n 1)
+	echo "${base:-0}"
+}
+
 base=$(sed -n 's/^%define PVSMM_FW_PRIVATE_GPA *//p' include/pvsmm/abi.inc)
 dump wx-selftest PVSMM-SELFTEST -bios "$OUT/pvsmm-fw.bin"
 check wx-selftest "$base"
 
 dump wx-optionrom "vCPU areas at" -machine q35 -smp 4 \
 	-option-rom "$OUT/pvsmm-rom-test.rom"
-rom_base=$(sed -n 's/.*vCPU areas at \(0x\)\{0,1\}\([0-9a-fA-F]*\).*/0x\2/p' \
-	"$OUT/wx-optionrom.log" | head -n 1)
-check wx-optionrom "${rom_base:-0}"
+check wx-optionrom "$(region_base "$OUT/wx-optionrom.log")"
 
 # Under -kernel/-initrd (a 40 MB initrd) the region is a permanent PMM
 # allocation as without, and QEMU's boot ROM loads the initrd below it
@@ -101,9 +108,7 @@ head -c 40000000 /dev/zero >"$ird"
 kernel=/boot/vmlinuz-$(tools/kver.sh)
 dump rom-initrd "vCPU areas at" -machine q35 -smp 4 \
 	-option-rom "$OUT/pvsmm-rom-test.rom" -kernel "$kernel" -initrd "$ird"
-ird_base=$(sed -n 's/.*vCPU areas at \(0x\)\{0,1\}\([0-9a-fA-F]*\).*/0x\2/p' \
-	"$OUT/rom-initrd.log" | head -n 1)
-check rom-initrd "${ird_base:-0}"
+check rom-initrd "$(region_base "$OUT/rom-initrd.log")"
 log=$OUT/rom-initrd-e820.log
 rm -f "$log"
 "$QEMU" -nographic -vga none -no-reboot -m 256 -serial "file:$log" \
@@ -121,8 +126,7 @@ wait "$pid" || true
 rm -f "$ird"
 percpu=$(sed -n 's/^%define PVSMM_REGION_PERCPU *//p' include/pvsmm/abi.inc)
 # This boot's own region (the ROM prints it here too).
-e820_base=$(tr -d '\r' <"$log" |
-	sed -n 's/.*vCPU areas at \(0x\)\{0,1\}\([0-9a-fA-F]*\).*/0x\2/p' | head -n 1)
+e820_base=$(region_base "$log")
 if python3 - "$log" "${e820_base:-0}" "$((percpu + 4 * 4096))" <<'PY'; then
 import re, sys
 text = open(sys.argv[1], errors="replace").read()
@@ -158,9 +162,7 @@ dump wx-uefi "vCPU areas at" -machine q35 -net none \
 	-drive "if=pflash,format=raw,readonly=on,file=$ovmf/OVMF_CODE_4M.fd" \
 	-drive "if=pflash,format=raw,file=$OUT/wx-uefi-vars.fd" \
 	-drive "file=fat:rw:$esp,format=raw"
-uefi_base=$(sed -n 's/.*vCPU areas at \(0x\)\{0,1\}\([0-9a-fA-F]*\).*/0x\2/p' \
-	"$OUT/wx-uefi.log" | head -n 1)
-check wx-uefi "${uefi_base:-0}"
+check wx-uefi "$(region_base "$OUT/wx-uefi.log")"
 
 # The same driver as a PCI option ROM on a virtio-rng device, and nothing
 # else: no ESP, no startup.nsh, no Driver#### variable, fresh variables.
@@ -172,8 +174,6 @@ dump wx-uefi-rom "vCPU areas at" -machine q35 -net none \
 	-drive "if=pflash,format=raw,readonly=on,file=$ovmf/OVMF_CODE_4M.fd" \
 	-drive "if=pflash,format=raw,file=$OUT/wx-uefi-vars.fd" \
 	-device "virtio-rng-pci,romfile=$OUT/pvsmm-test-efi.rom"
-rom_base=$(sed -n 's/.*vCPU areas at \(0x\)\{0,1\}\([0-9a-fA-F]*\).*/0x\2/p' \
-	"$OUT/wx-uefi-rom.log" | head -n 1)
-check wx-uefi-rom "${rom_base:-0}"
+check wx-uefi-rom "$(region_base "$OUT/wx-uefi-rom.log")"
 
 exit $fail
