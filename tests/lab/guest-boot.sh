@@ -59,21 +59,22 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+bochs=0
+[[ " ${lab[*]} " == *" --cpu intel "* ]] && bochs=1
 if [ -z "$l1_timeout" ]; then
 	l1_timeout=300
-	[[ " ${lab[*]} " == *" --cpu intel "* ]] && l1_timeout=8
+	[ $bochs = 1 ] && l1_timeout=8
 fi
+[[ $vcpus =~ ^[1-9][0-9]*$ && $l1_timeout =~ ^[1-9][0-9]*$ && $retries =~ ^[1-9]$ && $modes =~ ^[a-z\ -]+$ ]] || usage
 # The lab's own limit (default): room for every run a mode may take, at
 # 30 s of ours per L1 second under Bochs, after 10 minutes to boot L1.
 if [ -z "$timeout" ]; then
 	timeout=1800
-	if [[ " ${lab[*]} " == *" --cpu intel "* && $retries =~ ^[1-9]$ && $l1_timeout =~ ^[0-9]+$ ]]; then
-		runs=$(( $(echo $modes | wc -w) * retries ))
-		[ $((600 + runs * l1_timeout * 30)) -gt $timeout ] &&
-			timeout=$((600 + runs * l1_timeout * 30))
+	runs=$(( $(echo $modes | wc -w) * retries ))
+	if [ $bochs = 1 ] && [ $((600 + runs * l1_timeout * 30)) -gt $timeout ]; then
+		timeout=$((600 + runs * l1_timeout * 30))
 	fi
 fi
-[[ $vcpus =~ ^[1-9][0-9]*$ && $l1_timeout =~ ^[1-9][0-9]*$ && $retries =~ ^[1-9]$ && $modes =~ ^[a-z\ -]+$ ]] || usage
 g=$root/build/guest/amd64
 for f in vmlinuz initrd.gz; do
 	[ -r "$g/$f" ] || { echo "guest-boot: $g/$f missing: run 'make guest-images'" >&2; exit 2; }

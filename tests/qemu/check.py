@@ -271,7 +271,8 @@ def main():
                     "of QEMU to build (make check)")
     args = ap.parse_args()
 
-    modes = ["stock", "seabios", "seabios-pc", "seabios-hotplug", "seabios-migrate", "accel",
+    modes = ["stock", "seabios", "seabios-pc", "seabios-hotplug",
+             "seabios-migrate", "accel",
              "accel-migrate", "accel-to-stock", "accel-to-off",
              "unregistered-to-stock"]
     if not args.no_ovmf:

@@ -53,6 +53,8 @@ append="console=ttyS0 clocksource=acpi_pm loglevel=4 panic=-1"
 append="$append pmcheck_calls=$calls pmcheck_pairs=$pairs pmcheck_marker=$marker"
 common="-cpu host -machine q35 -m 256 -smp 1 -nodefaults -nographic -no-reboot"
 base="-enable-kvm $common -serial stdio -monitor none"
+# on MACHINE: the base settings on another machine type than q35.
+on() { echo "-enable-kvm $common -serial stdio -monitor none" | sed "s/-machine q35/-machine $1/"; }
 # Built with --prefix=/usr but not installed: its data directory would be
 # found next to the binary, so name Debian's (the same SeaBIOS and ROMs).
 pq="$dir/qemu-pvsmm/qemu-system-x86_64 -L /usr/share/qemu"
@@ -148,9 +150,7 @@ for mode in "$@"; do
 		# shellcheck disable=SC2086
 		run $mode env LD_PRELOAD=$dir/libpvsmm-preload.so \
 			PVSMM_PORTS=0x608 PVSMM_MARKER_PORT=$marker \
-			qemu-system-x86_64 -enable-kvm \
-			$(echo "$common" | sed 's/-machine q35/-machine pc/') \
-			-serial stdio -monitor none $rom ;;
+			qemu-system-x86_64 $(on pc) $rom ;;
 	ovmf|ovmf-observe|ovmf-driver)
 		reflect=1 esp=$dir/esp
 		[ "$mode" = ovmf-observe ] && reflect=0
@@ -170,9 +170,7 @@ for mode in "$@"; do
 		# shellcheck disable=SC2086
 		run $mode env LD_PRELOAD=$dir/libpvsmm-preload.so \
 			PVSMM_PORTS=$port PVSMM_MARKER_PORT=$marker \
-			qemu-system-x86_64 -enable-kvm \
-			$(echo "$common" | sed "s/-machine q35/-machine $machine/") \
-			-serial stdio -monitor none \
+			qemu-system-x86_64 $(on $machine) \
 			-drive if=pflash,format=raw,unit=0,readonly=on,file=$dir/OVMF_CODE.fd \
 			-drive if=pflash,format=raw,unit=1,file=/tmp/OVMF_VARS.fd \
 			-device virtio-rng-pci,romfile=$dir/pvsmm-efi.rom \
