@@ -77,8 +77,20 @@ if [ $need_i386 = 1 ]; then
 	echo "install-deps: enabling the i386 architecture (for apt-get download)"
 	dpkg --add-architecture i386
 fi
-apt-get update -qq
+# A mirror caught mid-sync (or a stale proxy in front of one) serves an
+# index of the wrong size, and apt-get update fails for that one index
+# while the rest are fresh.  Try again; then go on with what did download,
+# since the install below fails clearly if a package is really missing.
+for try in 1 2 3; do
+	apt-get -o Acquire::Retries=3 update -qq && break
+	if [ $try = 3 ]; then
+		echo "install-deps: apt-get update failed 3 times; going on with the indexes it did fetch" >&2
+		break
+	fi
+	echo "install-deps: apt-get update failed (try $try of 3); again in $((try * 30)) s" >&2
+	sleep $((try * 30))
+done
 [ -z "$missing" ] && exit 0
 echo "install-deps: installing$missing"
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+apt-get -o Acquire::Retries=3 install -y -qq --no-install-recommends $missing >/dev/null
