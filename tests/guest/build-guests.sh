@@ -5,7 +5,7 @@
 #   build/guest/amd64/{vmlinuz,initrd.gz}  Debian's amd64 kernel, the very
 #                                          one the lab boots as L1
 #   build/guest/i386/{vmlinuz,initrd.gz}   Debian's i386 686-pae kernel of
-#                                          the same version
+#                                          the same version where apt has it
 #
 # Each initramfs holds static busybox (of the guest's architecture), /init
 # (init.sh) and gtod-bench built for that architecture.  The i386 packages
@@ -32,7 +32,8 @@ dpkg --print-foreign-architectures | grep -qx i386 ||
 
 mkdir -p "$out/debs" "$out/amd64" "$out/i386"
 
-# fetch PACKAGE[=VERSION]: the .deb into build/guest/debs, unless there.
+# fetch PACKAGE[=VERSION]: the .deb into build/guest/debs, unless there;
+# prints its path, or fails (status 1) when apt cannot get it.
 fetch() {
 	local name=${1%%[:=]*}
 	if ! ls "$out/debs/${name}_"*_i386.deb >/dev/null 2>&1; then
@@ -41,14 +42,34 @@ fetch() {
 		# package lists (a version gone from the mirror): update once.
 		if ! (cd "$out/debs" && apt-get download -qq "$1" 2>/dev/null) &&
 			[ "$(id -u)" = 0 ]; then
-			apt-get update -qq
+			# A mirror may serve one index that does not match its
+			# Release file: apt says so and goes on without it.
+			apt-get update -qq || true
 			(cd "$out/debs" && apt-get download -qq "$1" 2>&1 |
 				grep -v "unsandboxed as root" >&2 || true)
 		fi
-		ls "$out/debs/${name}_"*_i386.deb >/dev/null 2>&1 ||
-			die "could not download $1 (apt-get update first?)"
+		ls "$out/debs/${name}_"*_i386.deb >/dev/null 2>&1 || return 1
 	fi
 	ls "$out/debs/${name}_"*_i386.deb | tail -n 1
+}
+
+# The i386 kernel package: the L1 kernel's own version where the verified
+# package lists have it.  Only bookworm-security carries the newest ABI,
+# and when the mirror's i386 index of that suite fails its Release check
+# apt drops the whole index: then the newest 686-pae kernel that the main
+# suite's metapackage names.  The guest runs the same test either way;
+# the version is printed and goes into the guest's own output (uname).
+i386_kernel() {
+	local deb meta
+	if deb=$(fetch "$i386_pkg:i386=$img_ver"); then
+		echo "$deb"
+		return
+	fi
+	meta=$(apt-cache depends --important linux-image-686-pae:i386 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-image-[0-9][^: ]*-686-pae\).*/\1/p' | head -n 1)
+	[ -n "$meta" ] || die "could not download $i386_pkg:i386=$img_ver, and apt knows no linux-image-686-pae:i386 (apt-get update first?)"
+	echo "build-guests: $i386_pkg:i386=$img_ver is not in apt's lists; the i386 guest runs $meta instead" >&2
+	fetch "$meta:i386" || die "could not download $meta:i386"
 }
 
 # unpack DEB FILE DEST: one file out of a package.
@@ -56,17 +77,18 @@ unpack() {
 	local tmp
 	tmp=$(mktemp -d)
 	dpkg-deb -x "$1" "$tmp"
-	cp "$tmp/$2" "$3"
+	# shellcheck disable=SC2086 # $2 may be a pattern
+	cp $tmp/$2 "$3"
 	rm -rf "$tmp"
 }
 
 # Kernels and busybox.
 cp "/boot/vmlinuz-$kver" "$out/amd64/vmlinuz"
 cp /bin/busybox "$out/amd64/busybox"
-deb=$(fetch "$i386_pkg:i386=$img_ver")
+deb=$(i386_kernel)
 [ "$out/i386/vmlinuz" -nt "$deb" ] ||
-	unpack "$deb" "boot/vmlinuz-$abi-686-pae" "$out/i386/vmlinuz"
-deb=$(fetch busybox-static:i386)
+	unpack "$deb" "boot/vmlinuz-*-686-pae" "$out/i386/vmlinuz"
+deb=$(fetch busybox-static:i386) || die "could not download busybox-static:i386"
 [ "$out/i386/busybox" -nt "$deb" ] || unpack "$deb" bin/busybox "$out/i386/busybox"
 
 # gtod-bench, static, per architecture.
