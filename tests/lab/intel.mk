@@ -35,7 +35,7 @@ INTEL := --cpu intel
 # mode and the window at 1 vCPU (lab-check.sh), the same with ept=0 and with unrestricted_guest=0
 # (5,000 reads), every KVM selftest of the series, smaller, and Debian's
 # kernel booted through pvsmm-vmm --kernel (guest-boot.sh, kvm-clock; a
-# boot that stalls is run again, up to 3 runs: guest-boot.sh says why).
+# boot that stalls is run again, up to 5 runs: guest-boot.sh says why).
 
 intel-check: all kvm-modules bochs-lab lab-tools guest-images
 	tests/lab/check.py $(INTEL) --modules patched --reads 20000
@@ -45,7 +45,7 @@ intel-check: all kvm-modules bochs-lab lab-tools guest-images
 	host/kvm/tests/lab-check.sh $(INTEL) --kvm-param unrestricted_guest=0 --reads 5000 \
 		--log $(BUILD)/lab/intel-api-ug0.log
 	host/kvm/tests/selftests-check.sh $(INTEL) --small
-	tests/lab/guest-boot.sh $(INTEL) --modes user --retries 3 \
+	tests/lab/guest-boot.sh $(INTEL) --modes user --retries 5 \
 		--log $(BUILD)/lab/intel-guest.log
 
 check-intel-full: all kvm-modules bochs-lab lab-tools guest-images
@@ -58,9 +58,9 @@ check-intel-full: all kvm-modules bochs-lab lab-tools guest-images
 		--log $(BUILD)/lab/intel-api-ug0.log
 	host/kvm/tests/selftests-check.sh $(INTEL)
 	tests/lab/guest-boot.sh $(INTEL) --modules patched --modes "user reflect" \
-		--retries 3 --l1-timeout 20 --log $(BUILD)/lab/intel-guest.log
+		--retries 5 --l1-timeout 20 --log $(BUILD)/lab/intel-guest.log
 	tests/lab/guest-boot.sh $(INTEL) --kvm-param ept=0 --modes user \
-		--retries 3 --l1-timeout 30 --log $(BUILD)/lab/intel-guest-ept0.log
+		--retries 5 --l1-timeout 30 --log $(BUILD)/lab/intel-guest-ept0.log
 
 # For the real Intel host where `pvsmm-vmm --kernel` hangs in the guest's
 # decompressor: everything tools/intel-host-probe/probe.sh needs, static,
