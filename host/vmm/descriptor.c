@@ -19,8 +19,9 @@
 #define PTE_PS		(1ull << 7)
 #define PTE_NX		(1ull << 63)
 #define PTE_ADDR	0x000ffffffffff000ull
-/* PAE PDPTE: bits 2:1 and 8:5 are reserved, NX too (SDM 4.4.1). */
-#define PDPTE_RSVD	(0x6ull | 0x1e0ull | PTE_NX)
+/* PAE PDPTE: bits 2:1, 8:5 and 63:52 are reserved, NX among them (SDM
+ * 4.4.1); so are MAXPHYADDR..51, which pae_pdptes_ok() covers. */
+#define PDPTE_RSVD	(0x6ull | 0x1e0ull | 0xfff0000000000000ull)
 
 /* ---- Guest memory ------------------------------------------------------ */
 
@@ -407,6 +408,27 @@ static bool overlaps(uint64_t gpa, uint64_t start, uint64_t len)
 	return gpa >= start && gpa - start < len;
 }
 
+/*
+ * The CPU loads all four PAE PDPTEs at CR3 time and fails on a reserved
+ * bit in any present one, whether a walk uses it or not.  Bits
+ * MAXPHYADDR..51 are reserved too: a present PDPTE must name a page of
+ * guest memory, as KVM requires.
+ */
+static bool pae_pdptes_ok(const struct pvsmm_guest_mem *m, uint64_t cr3)
+{
+	for (unsigned int i = 0; i < 4; i++) {
+		uint64_t pdpte;
+
+		if (!read_u64(m, (cr3 & 0xffffffe0ull) + i * 8ull, &pdpte))
+			return false;
+		if ((pdpte & PTE_P) &&
+		    ((pdpte & PDPTE_RSVD) ||
+		     !mem_range(m, pdpte & PTE_ADDR, PVSMM_PAGE_SIZE)))
+			return false;
+	}
+	return true;
+}
+
 static int check_entry_tables(const struct pvsmm_descriptor *d,
 			      const struct pvsmm_guest_mem *m,
 			      unsigned int mode, uint64_t cr3, unsigned int levels)
@@ -426,6 +448,9 @@ static int check_entry_tables(const struct pvsmm_descriptor *d,
 	if (e->gdt_limit < PVSMM_PRIVATE_GDT_MIN_LIMIT ||
 	    e->gdt_limit >= PVSMM_MAX_TABLE_SIZE ||
 	    e->idt_limit < idt_min || e->idt_limit >= PVSMM_MAX_TABLE_SIZE)
+		return PVSMM_STATUS_BAD_TABLES;
+
+	if (levels == 3 && !pae_pdptes_ok(m, cr3))
 		return PVSMM_STATUS_BAD_TABLES;
 
 	/* The window: what slot PVSMM_WINDOW_SLOT of the PML4 names. */

@@ -215,6 +215,19 @@ static void test_tables(void)
 	       or64(region_base + PVSMM_REGION_PAE_PDPT, 0x20));
 	EXPECT("R/W in a PAE PDPTE", PVSMM_STATUS_BAD_TABLES,
 	       or64(region_base + PVSMM_REGION_PAE_PDPT, 2));
+	EXPECT("bit 52 in a PAE PDPTE", PVSMM_STATUS_BAD_TABLES,
+	       or64(region_base + PVSMM_REGION_PAE_PDPT, 1ull << 52));
+	/* The CPU loads PDPTE 3 with CR3 although no walk here uses it. */
+	EXPECT("unused PAE PDPTE: bit 8", PVSMM_STATUS_BAD_TABLES,
+	       set64(region_base + PVSMM_REGION_PAE_PDPT + 24,
+		     (region_base + PVSMM_REGION_PAE_PD) | 0x101));
+	EXPECT("unused PAE PDPTE: address past RAM (MAXPHYADDR)",
+	       PVSMM_STATUS_BAD_TABLES,
+	       set64(region_base + PVSMM_REGION_PAE_PDPT + 24,
+		     (region_base + PVSMM_REGION_PAE_PD) | 1ull << 51 | 1));
+	EXPECT("unused PAE PDPTE in RAM", PVSMM_STATUS_OK,
+	       set64(region_base + PVSMM_REGION_PAE_PDPT + 24,
+		     (region_base + PVSMM_REGION_PAE_PD) | 1));
 	EXPECT("2 MiB page in PAE tables", PVSMM_STATUS_BAD_TABLES,
 	       or64(region_base + PVSMM_REGION_PAE_PD, 0x80));
 	EXPECT("4 MiB page in 2-level tables", PVSMM_STATUS_BAD_TABLES,
