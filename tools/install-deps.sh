@@ -16,7 +16,10 @@
 #            gcc-multilib, gnuplot-nox for results/guest.png, and the i386
 #            architecture: their i386 kernel and busybox come with
 #            `apt-get download`);
-#            OVMF; QEMU's build dependencies (make qemu-pvsmm, qemu-lab);
+#            OVMF; QEMU's build dependencies (make qemu-pvsmm, qemu-lab:
+#            QEMU 10.0's also libslirp-dev for -netdev user, the venv and
+#            pip's distlib for its configure, rsync; its meson >= 1.5 comes
+#            unpacked from bookworm-backports, see host/qemu/build.sh);
 #            clang and its runtime libraries (libFuzzer, make kvm-fuzz)
 #   install  dkms, for make install and make dkms-check
 #   libvirt  libvirt's client tools and its QEMU driver, to check the
@@ -34,6 +37,7 @@ uefi="gnu-efi"
 lab="qemu-system-x86 busybox-static cpio xz-utils patch linux-image-amd64
 	linux-headers-amd64 linux-source-6.1 perl gnuplot-nox ovmf
 	dpkg-dev meson ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev
+	libslirp-dev python3-venv python3-pip rsync
 	clang libclang-rt-14-dev
 	g++ bochsbios vgabios grub-pc-bin grub-common xorriso"
 install="dkms"

@@ -1,28 +1,46 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# Build QEMU from Debian's own source, the same version as the installed
-# qemu-system-x86 (Debian's patches included), with a series of ours on
-# top: qemu-system-x86_64 only, no optional features.
+# Build QEMU from Debian's own source (Debian's patches included) with a
+# series of ours on top: qemu-system-x86_64 only.
 #
 #   host/qemu/build.sh [--lab] [--check] [-j N]
 #
-#   (default) host/qemu/*.patch, KVM only: -accel kvm,pvsmm=on
-#             ("make qemu-pvsmm"; runs in the lab's L1)
-#   --lab     tests/lab/qemu/*.patch, TCG only: the lab's own emulator
-#             with a fix the OVMF runs need ("make qemu-lab"; PVSMM_LAB_QEMU
-#             of tests/lab/run-in-lab.sh)
+#   (default) host/qemu/*.patch on trixie's QEMU 10.0 (QEMU_SUITE,
+#             QEMU_VERSION below): a full x86_64 system emulator, TCG and
+#             KVM and every default feature configure finds, plus
+#             -accel kvm,pvsmm=on ("make qemu-pvsmm"; runs in the lab's
+#             L1, and stands in for Debian's qemu-system-x86_64: its
+#             firmware path is Debian's, /usr/share/qemu, /usr/share/seabios
+#             and /usr/lib/ipxe/qemu).  Its test binary, the qtest
+#             tests/qtest/pvsmm-test, is built and run too.
+#   --lab     tests/lab/qemu/*.patch on the installed qemu-system-x86's
+#             version (7.2 on Debian 12), TCG only: the lab's own emulator
+#             with a fix the OVMF runs need ("make qemu-lab";
+#             PVSMM_LAB_QEMU of tests/lab/run-in-lab.sh)
 #   --check   only fetch, extract and apply the series (no compilation)
 #
 # Outputs (relative to the repository root), OUT = build/qemu-pvsmm or
 # build/qemu-lab:
 #   OUT/src/                  the patched source tree
 #   OUT/qemu-system-x86_64    the binary, debug info stripped
-#   build/qemu-dl/            the source package, shared by both
+#   build/qemu10-dl/          trixie's source package and bookworm-
+#                             backports' meson (the default build)
+#   build/qemu10-meson/       that meson, unpacked (not installed)
+#   build/qemu-dl/            the installed version's source package (--lab)
 #
-# The source package comes from the Debian mirrors the machine's apt
-# already uses: their deb-src twins go into a private apt configuration
-# under build/qemu-dl/apt/, so the system's own apt setup is untouched.
+# The sources come from the Debian mirrors the machine's apt already uses,
+# through private apt configurations (the system's own apt setup is
+# untouched): for --lab the deb-src twins of its entries, under
+# build/qemu-dl/apt/; for the default build tools/debsrc-fetch.sh, which
+# checks every file against the SHA-256 of the signed index.
+#
+# QEMU 10.0 needs meson >= 1.5; Debian 12 has 1.0, and Debian's +ds
+# tarball drops the meson wheel of QEMU's python/wheels.  The default build
+# therefore unpacks bookworm-backports' meson (1.7, pure Python) under
+# build/ and puts it on PYTHONPATH for configure and ninja, where QEMU's
+# venv (configure's mkvenv, which sees the system's site packages) finds
+# it; the system's meson stays 1.0, for the --lab build and everything else.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -46,17 +64,13 @@ done
 
 die() { echo "host/qemu/build.sh: $*" >&2; exit 1; }
 
-if [ $lab = 1 ]; then
-	out=$root/build/qemu-lab
-	patches=("$root"/tests/lab/qemu/*.patch)
-	accel=(--enable-tcg --disable-kvm)
-	what="TCG only, the lab's L0"
-else
-	out=$root/build/qemu-pvsmm
-	patches=("$here"/*.patch)
-	accel=(--enable-kvm --disable-tcg)
-	what="KVM only"
-fi
+# --- the lab's L0 (--lab): the installed version, 7.2 on Debian 12 ---
+build_lab() {
+dl=$root/build/qemu-dl
+out=$root/build/qemu-lab
+patches=("$root"/tests/lab/qemu/*.patch)
+accel=(--enable-tcg --disable-kvm)
+what="TCG only, the lab's L0"
 
 version=$(dpkg-query -W -f='${source:Version}' qemu-system-x86 2>/dev/null) ||
 	die "qemu-system-x86 is not installed: run 'make deps'"
@@ -128,3 +142,108 @@ ninja -C "$out/obj" -j "$JOBS" qemu-system-x86_64 >"$out/obj/ninja.out" 2>&1 ||
 strip -o "$out/qemu-system-x86_64.tmp" "$out/obj/qemu-system-x86_64"
 mv "$out/qemu-system-x86_64.tmp" "$out/qemu-system-x86_64"
 echo "  DONE    ${out#"$root"/}/qemu-system-x86_64"
+}
+
+# --- the default build: trixie's QEMU 10.0, a full x86_64 emulator ---
+suite=${QEMU_SUITE:-trixie}
+version=${QEMU_VERSION:-1:10.0.13+ds-0+deb13u1}
+meson_suite=${QEMU_MESON_SUITE:-bookworm-backports}
+meson_version=${QEMU_MESON_VERSION:-1.7.0-1~bpo12+1}
+dl10=$root/build/qemu10-dl
+mesondir=$root/build/qemu10-meson
+fetch=$root/tools/debsrc-fetch.sh
+
+build_full() {
+	local v=${version#*:} dl=$dl10 mdeb new p
+	out=$root/build/qemu-pvsmm
+	shopt -s nullglob
+	patches=("$here"/*.patch)
+	shopt -u nullglob
+	for tool in dpkg-source dpkg-deb ninja patch rsync; do
+		command -v $tool >/dev/null || die "$tool missing: run 'make deps-lab'"
+	done
+	stamp="$version $(cat "$here/build.sh" "${patches[@]}" | sha256sum | cut -d' ' -f1)"
+
+	# meson, unpacked: QEMU 10.0 wants >= 1.5 (see above).
+	mdeb=$dl/meson_${meson_version#*:}_all.deb
+	if [ "$(cat "$mesondir/.pvsmm-stamp" 2>/dev/null)" != "$meson_version" ]; then
+		[ -e "$mdeb" ] || "$fetch" --binary "$meson_suite" meson "$meson_version" "$dl"
+		rm -rf "$mesondir"
+		dpkg-deb -x "$mdeb" "$mesondir"
+		echo "$meson_version" >"$mesondir/.pvsmm-stamp"
+	fi
+	export PYTHONPATH=$mesondir/usr/lib/python3/dist-packages${PYTHONPATH:+:$PYTHONPATH}
+
+	if [ "$(cat "$out/src/.pvsmm-stamp" 2>/dev/null)" != "$stamp" ]; then
+		[ -e "$dl/qemu_$v.dsc" ] || "$fetch" "$suite" qemu "$version" "$dl"
+		# Another QEMU version: start afresh.  The same version with
+		# another series: the tree is extracted and patched beside the
+		# old one, and only the files that differ are copied over it
+		# (rsync -c), so that ninja rebuilds only what the series touches.
+		if [ "$(cut -d' ' -f1 "$out/src/.pvsmm-stamp" 2>/dev/null)" != "$version" ]; then
+			rm -rf "$out"
+		fi
+		new=$out/src.new
+		rm -rf "$new"
+		mkdir -p "$out"
+		echo "  EXTRACT qemu $version ($suite, Debian's patches applied)"
+		dpkg-source --no-check -x "$dl/qemu_$v.dsc" "$new" >/dev/null
+		rm -f "$out"/qemu_*.orig.tar.*	# dpkg-source's copy beside the tree
+		for p in "${patches[@]}"; do
+			echo "  PATCH   $(basename "$p")"
+			patch -s -p1 -d "$new" <"$p" || die "$(basename "$p") does not apply"
+		done
+		rm -f "$new/.pvsmm-stamp"
+		mkdir -p "$out/src"
+		rsync -rlpc --delete --exclude=/.pvsmm-stamp "$new/" "$out/src/"
+		rm -rf "$new"
+		echo "$stamp" >"$out/src/.pvsmm-stamp"
+	fi
+	[ $check_only = 1 ] && exit 0
+
+	if [ ! -e "$out/obj/build.ninja" ]; then
+		echo "  CONFIG  qemu-system-x86_64 (TCG and KVM, default features)"
+		rm -rf "$out/obj"
+		mkdir -p "$out/obj"
+		# Debian's own paths (debian/rules): the firmware of Debian's
+		# seabios, qemu-system-data and ipxe-qemu, so that -machine q35
+		# boots without -L, wherever the binary lies.
+		(cd "$out/obj" && "$out/src/configure" --prefix=/usr \
+			--sysconfdir=/etc --libexecdir=/usr/lib/qemu \
+			--localstatedir=/var --disable-relocatable \
+			--firmwarepath=/usr/share/qemu:/usr/share/seabios:/usr/lib/ipxe/qemu \
+			--disable-install-blobs --disable-download \
+			--target-list=x86_64-softmmu --enable-tcg --enable-kvm \
+			--disable-docs --disable-werror \
+			>config.out 2>&1) || { tail -n 30 "$out/obj/config.out" >&2; exit 1; }
+	fi
+	echo "  NINJA   qemu-system-x86_64 (-j$JOBS)"
+	ninja -C "$out/obj" -j "$JOBS" qemu-system-x86_64 >"$out/obj/ninja.out" 2>&1 ||
+		{ grep -B2 -A10 'error' "$out/obj/ninja.out" | head -n 60 >&2; exit 1; }
+	strip -o "$out/qemu-system-x86_64.tmp" "$out/obj/qemu-system-x86_64"
+	mv "$out/qemu-system-x86_64.tmp" "$out/qemu-system-x86_64"
+	echo "  DONE    ${out#"$root"/}/qemu-system-x86_64"
+	qtest
+}
+
+# The series' qtest (tests/qtest/pvsmm-test): no KVM under qtest, so it
+# checks what qtest can (see its commit message).
+qtest() {
+	[ -e "$out/src/tests/qtest/pvsmm-test.c" ] || return 0
+	echo "  NINJA   tests/qtest/pvsmm-test (-j$JOBS)"
+	ninja -C "$out/obj" -j "$JOBS" tests/qtest/pvsmm-test >>"$out/obj/ninja.out" 2>&1 ||
+		{ grep -B2 -A10 'error' "$out/obj/ninja.out" | head -n 60 >&2; exit 1; }
+	echo "  QTEST   pvsmm-test"
+	# The stripped binary outside the build tree: run from obj/, QEMU
+	# looks for its firmware under obj/qemu-bundle/, not Debian's.
+	(cd "$out/obj" && QTEST_QEMU_BINARY=$out/qemu-system-x86_64 \
+		./tests/qtest/pvsmm-test --tap -k >"$out/pvsmm-test.tap" 2>&1) ||
+		{ cat "$out/pvsmm-test.tap" >&2; die "pvsmm-test failed"; }
+	grep -E '^(ok|not ok)' "$out/pvsmm-test.tap" | sed 's/^/          /'
+}
+
+if [ $lab = 1 ]; then
+	build_lab
+else
+	build_full
+fi

@@ -55,9 +55,14 @@ common="-cpu host -machine q35 -m 256 -smp 1 -nodefaults -nographic -no-reboot"
 base="-enable-kvm $common -serial stdio -monitor none"
 # on MACHINE: the base settings on another machine type than q35.
 on() { echo "-enable-kvm $common -serial stdio -monitor none" | sed "s/-machine q35/-machine $1/"; }
-# Built with --prefix=/usr but not installed: its data directory would be
-# found next to the binary, so name Debian's (the same SeaBIOS and ROMs).
+# The patched QEMU (10.0) is built with Debian's data and firmware paths;
+# -L names the data directory L1 has, the same SeaBIOS and ROMs.
 pq="$dir/qemu-pvsmm/qemu-system-x86_64 -L /usr/share/qemu"
+# A guest that leaves the patched QEMU for Debian's stock one (7.2 on
+# Debian 12) must run a machine type both know: the stock QEMU's q35.
+stock_q35=$(qemu-system-x86_64 -machine help 2>/dev/null |
+	sed -n 's/^q35 .*alias of \(pc-q35-[0-9.]*\).*/\1/p')
+xcommon=$(echo "$common" | sed "s/-machine q35/-machine ${stock_q35:-q35}/")
 counting="LD_PRELOAD=$dir/libpvsmm-preload.so PVSMM_PORTS=0x608 PVSMM_REFLECT=0
 	PVSMM_EPOCH=0 PVSMM_MARKER_PORT=$marker"
 # With the option ROM, the seabios modes boot GRUB from a disk
@@ -208,10 +213,10 @@ for mode in "$@"; do
 		dest="qemu-system-x86_64 -enable-kvm"
 		[ "$mode" = accel-to-off ] && dest="$pq -accel kvm"
 		# shellcheck disable=SC2086
-		migrate_source $mode $pq -accel kvm,pvsmm=on $common $linux \
+		migrate_source $mode $pq -accel kvm,pvsmm=on $xcommon $linux \
 			-append "$append"
 		# shellcheck disable=SC2086
-		run $mode $dest $common -serial stdio -monitor none $linux \
+		run $mode $dest $xcommon -serial stdio -monitor none $linux \
 			-append "$append" -incoming "exec:cat /tmp/vm.state" ;;
 	unregistered-to-stock)
 		# No ROM, no registration: nothing of pvsmm travels, and a
@@ -219,12 +224,13 @@ for mode in "$@"; do
 		# hands over to the kernel).
 		ready="Booting from ROM"
 		# shellcheck disable=SC2086
-		migrate_source $mode $pq -accel kvm,pvsmm=on $common \
+		migrate_source $mode $pq -accel kvm,pvsmm=on $xcommon \
 			-kernel $dir/vmlinuz -initrd $dir/l2.cpio.gz \
 			-append "$append"
 		unset ready
 		# shellcheck disable=SC2086
-		run $mode qemu-system-x86_64 $base -kernel $dir/vmlinuz \
+		run $mode qemu-system-x86_64 -enable-kvm $xcommon -serial stdio \
+			-monitor none -kernel $dir/vmlinuz \
 			-initrd $dir/l2.cpio.gz -append "$append" \
 			-incoming "exec:cat /tmp/vm.state" ;;
 	accel-migrate)

@@ -4,10 +4,11 @@
 #   make optionrom    build/firmware/pvsmm.rom (legacy BIOS guests)
 #   make uefi         build/firmware/pvsmm.efi (UEFI guests, gnu-efi)
 #   make shim         build/host/libpvsmm-preload.so (stock QEMU)
-#   make qemu-pvsmm   build/qemu-pvsmm/qemu-system-x86_64: Debian's QEMU
-#                     with host/qemu/*.patch (-accel kvm,pvsmm=on)
-#   make qemu-lab     build/qemu-lab/qemu-system-x86_64: Debian's QEMU with
-#                     tests/lab/qemu/*.patch, the L0 of the OVMF runs
+#   make qemu-pvsmm   build/qemu-pvsmm/qemu-system-x86_64: Debian 13's QEMU
+#                     10.0 with host/qemu/*.patch (-accel kvm,pvsmm=on), a
+#                     full x86_64 emulator (TCG and KVM), and its qtest
+#   make qemu-lab     build/qemu-lab/qemu-system-x86_64: Debian 12's QEMU
+#                     7.2 with tests/lab/qemu/*.patch, the L0 of the OVMF runs
 #   make qemu-check   pvsmm with QEMU in the nested lab (tests/qemu/check.py):
 #                     stock Debian QEMU with the ROM and the shim, the
 #                     patched QEMU (accel*), OVMF (ovmf*); part of
