@@ -412,18 +412,18 @@ static bool overlaps(uint64_t gpa, uint64_t start, uint64_t len)
  * The CPU loads all four PAE PDPTEs at CR3 time and fails on a reserved
  * bit in any present one, whether a walk uses it or not.  Bits
  * MAXPHYADDR..51 are reserved too: a present PDPTE must name a page of
- * guest memory, as KVM requires.
+ * guest RAM, as KVM requires.  Reads them once into pdptes, which the
+ * walk and the host then use.
  */
-static bool pae_pdptes_ok(const struct pvsmm_guest_mem *m, uint64_t cr3)
+static bool pae_pdptes_ok(const struct pvsmm_guest_mem *m, uint64_t cr3,
+			  uint64_t pdptes[4])
 {
 	for (unsigned int i = 0; i < 4; i++) {
-		uint64_t pdpte;
-
-		if (!read_u64(m, (cr3 & 0xffffffe0ull) + i * 8ull, &pdpte))
+		if (!read_u64(m, (cr3 & 0xffffffe0ull) + i * 8ull, &pdptes[i]))
 			return false;
-		if ((pdpte & PTE_P) &&
-		    ((pdpte & PDPTE_RSVD) ||
-		     !mem_range(m, pdpte & PTE_ADDR, PVSMM_PAGE_SIZE)))
+		if ((pdptes[i] & PTE_P) &&
+		    ((pdptes[i] & PDPTE_RSVD) ||
+		     !mem_range(m, pdptes[i] & PTE_ADDR, PVSMM_PAGE_SIZE)))
 			return false;
 	}
 	return true;
@@ -431,7 +431,8 @@ static bool pae_pdptes_ok(const struct pvsmm_guest_mem *m, uint64_t cr3)
 
 static int check_entry_tables(const struct pvsmm_descriptor *d,
 			      const struct pvsmm_guest_mem *m,
-			      unsigned int mode, uint64_t cr3, unsigned int levels)
+			      unsigned int mode, uint64_t cr3, unsigned int levels,
+			      uint64_t pae_pdptes[4])
 {
 	const struct pvsmm_entry *e = &d->entry[mode];
 	uint64_t idt_min = mode == PVSMM_MODE_LONG ?
@@ -450,8 +451,11 @@ static int check_entry_tables(const struct pvsmm_descriptor *d,
 	    e->idt_limit < idt_min || e->idt_limit >= PVSMM_MAX_TABLE_SIZE)
 		return PVSMM_STATUS_BAD_TABLES;
 
-	if (levels == 3 && !pae_pdptes_ok(m, cr3))
-		return PVSMM_STATUS_BAD_TABLES;
+	if (levels == 3) {
+		if (!pae_pdptes_ok(m, cr3, pae_pdptes))
+			return PVSMM_STATUS_BAD_TABLES;
+		tc.cfg.pdptrs = pae_pdptes;
+	}
 
 	/* The window: what slot PVSMM_WINDOW_SLOT of the PML4 names. */
 	if (mode == PVSMM_MODE_LONG && d->window_pdpt) {
@@ -503,7 +507,7 @@ static int check_entry_tables(const struct pvsmm_descriptor *d,
 }
 
 static int check_tables(const struct pvsmm_descriptor *d,
-			const struct pvsmm_guest_mem *m)
+			const struct pvsmm_guest_mem *m, uint64_t pae_pdptes[4])
 {
 	static const unsigned int levels[PVSMM_NR_MODES] = {
 		[PVSMM_MODE_LONG] = 4, [PVSMM_MODE_PAE] = 3, [PVSMM_MODE_32] = 2,
@@ -513,19 +517,20 @@ static int check_tables(const struct pvsmm_descriptor *d,
 		if (!entry_present(d, mode))
 			continue;
 		int status = check_entry_tables(d, m, mode, d->entry[mode].cr3,
-						levels[mode]);
+						levels[mode], pae_pdptes);
 		if (status != PVSMM_STATUS_OK)
 			return status;
 	}
 	/* 5-level paging: the same pages at the same VAs from the PML5. */
 	if (d->cr3_la57)
-		return check_entry_tables(d, m, PVSMM_MODE_LONG, d->cr3_la57, 5);
+		return check_entry_tables(d, m, PVSMM_MODE_LONG, d->cr3_la57, 5,
+					  pae_pdptes);
 	return PVSMM_STATUS_OK;
 }
 
-int pvsmm_validate_descriptor(const struct pvsmm_descriptor *d,
-			      const struct pvsmm_guest_mem *mem,
-			      unsigned int online_vcpus)
+static int validate(const struct pvsmm_descriptor *d,
+		    const struct pvsmm_guest_mem *mem,
+		    unsigned int online_vcpus, uint64_t pdptes[4])
 {
 	if (d->magic != PVSMM_DESC_MAGIC)
 		return PVSMM_STATUS_BAD_MAGIC;
@@ -546,6 +551,18 @@ int pvsmm_validate_descriptor(const struct pvsmm_descriptor *d,
 	if (status == PVSMM_STATUS_OK)
 		status = check_vas(d);
 	if (status == PVSMM_STATUS_OK)
-		status = check_tables(d, mem);
+		status = check_tables(d, mem, pdptes);
+	return status;
+}
+
+int pvsmm_validate_descriptor(const struct pvsmm_descriptor *d,
+			      const struct pvsmm_guest_mem *mem,
+			      unsigned int online_vcpus, uint64_t *pae_pdptes)
+{
+	uint64_t pdptes[4] = { 0 };
+	int status = validate(d, mem, online_vcpus, pdptes);
+
+	if (pae_pdptes)
+		memcpy(pae_pdptes, pdptes, sizeof(pdptes));
 	return status;
 }

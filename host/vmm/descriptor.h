@@ -21,10 +21,15 @@ struct pvsmm_guest_mem {
  * their minimum limits, no table reachable twice at different levels).
  * Returns a PVSMM_STATUS_* value; PVSMM_STATUS_OK means the host may use
  * it.  Pure: reads mem, no I/O, no global state.
+ *
+ * pae_pdptes (4 entries, may be NULL): the PAE entry's PDPTEs, read from
+ * guest memory once, checked, walked from, and returned there (zero
+ * without a PAE entry).  The host loads these, never the PDPT again:
+ * another vCPU may rewrite it at any time.
  */
 int pvsmm_validate_descriptor(const struct pvsmm_descriptor *d,
 			      const struct pvsmm_guest_mem *mem,
-			      unsigned int online_vcpus);
+			      unsigned int online_vcpus, uint64_t *pae_pdptes);
 
 /* One translation by a software page walk. */
 enum pvsmm_walk_status {

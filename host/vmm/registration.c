@@ -121,7 +121,9 @@ static void register_descriptor(struct vm *vm, struct registration *reg,
 	/* Copy once; from here on only the copy is looked at. */
 	memcpy(&copy, guest, sizeof(copy));
 	struct pvsmm_guest_mem mem = { .ram = vm->ram, .size = vm->ram_size };
-	int status = pvsmm_validate_descriptor(&copy, &mem, vm->nr_vcpus);
+	uint64_t pae_pdptes[4];
+	int status = pvsmm_validate_descriptor(&copy, &mem, vm->nr_vcpus,
+					       pae_pdptes);
 	uint32_t status32 = (uint32_t)status;
 	memcpy(guest + offsetof(struct pvsmm_descriptor, status), &status32,
 	       sizeof(status32));
@@ -134,10 +136,9 @@ static void register_descriptor(struct vm *vm, struct registration *reg,
 	}
 	copy.status = PVSMM_STATUS_OK;
 	reg->desc = copy;
-	memset(reg->pae_pdptes, 0, sizeof(reg->pae_pdptes));
-	if (copy.entry[PVSMM_MODE_PAE].cr3)	/* validated: in RAM, clean */
-		memcpy(reg->pae_pdptes,
-		       guest_ram_ptr(vm, copy.entry[PVSMM_MODE_PAE].cr3, 32), 32);
+	/* The PDPTEs as validated, not the PDPT again: another vCPU may
+	 * have rewritten it since. */
+	memcpy(reg->pae_pdptes, pae_pdptes, sizeof(reg->pae_pdptes));
 	reg->valid = true;
 }
 

@@ -47,7 +47,7 @@ static struct pvsmm_descriptor build(uint64_t base)
 
 static int validate(const struct pvsmm_descriptor *d, unsigned int online)
 {
-	return pvsmm_validate_descriptor(d, &mem, online);
+	return pvsmm_validate_descriptor(d, &mem, online, NULL);
 }
 
 static uint64_t get64(uint64_t gpa)
@@ -312,6 +312,35 @@ static void test_placement(void)
 	}
 }
 
+/*
+ * The PDPTEs the host loads are the ones it checked: the validator reads
+ * them once and hands them back, so a PDPT that another vCPU rewrites
+ * after the check (the guest may, at any time) is never loaded.
+ */
+static void test_pdptes_read_once(void)
+{
+	struct pvsmm_descriptor d = build(BASE);
+	uint64_t pdpt = region_base + PVSMM_REGION_PAE_PDPT;
+	uint64_t got[4], want[4];
+
+	memcpy(want, ram + pdpt, sizeof(want));
+	CHECK(pvsmm_validate_descriptor(&d, &mem, 1, got) == PVSMM_STATUS_OK &&
+	      !memcmp(got, want, sizeof(got)),
+	      "the validated PDPTEs are handed back");
+	/* The guest's later write changes nothing that was handed back. */
+	set64(pdpt + 24, (region_base + PVSMM_REGION_PAE_PD) | 0x101);
+	CHECK(!memcmp(got, want, sizeof(got)) && !(got[3] & 0x100),
+	      "a PDPT rewritten after validation is not what the host holds");
+	/* No PAE entry: nothing to load. */
+	d = build(BASE);
+	memset(&d.entry[PVSMM_MODE_PAE], 0, sizeof(d.entry[PVSMM_MODE_PAE]));
+	memset(got, 0xff, sizeof(got));
+	int status = pvsmm_validate_descriptor(&d, &mem, 1, got);
+
+	CHECK(got[0] == 0 && got[1] == 0 && got[2] == 0 && got[3] == 0,
+	      "no PAE entry: no PDPTEs handed back (status %d)", status);
+}
+
 /* The walker alone, as the VMM uses it on a guest's own tables. */
 static void test_walk(void)
 {
@@ -389,6 +418,7 @@ void test_descriptor(void)
 	test_fields();
 	test_tables();
 	test_placement();
+	test_pdptes_read_once();
 	test_walk();
 	munmap(ram, RAM_SIZE);
 }

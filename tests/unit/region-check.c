@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	memcpy(&d, ram + base, sizeof(d));
-	int status = pvsmm_validate_descriptor(&d, &mem, online);
+	int status = pvsmm_validate_descriptor(&d, &mem, online, NULL);
 	printf("region at %#llx: %u vCPU areas, entries long %s, PAE %s, 2-level %s: status %d%s\n",
 	       (unsigned long long)base, d.nr_vcpus,
 	       d.entry[PVSMM_MODE_LONG].cr3 ? "yes" : "no",
