@@ -70,6 +70,9 @@ import subprocess
 import sys
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+# Linux's clocksource watchdog margin (WATCHDOG_MAX_SKEW, 6.1): two clocks
+# that differ by no more over an interval agree.
+WATCHDOG_SKEW_NS = 100 * 1000
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.join(TOP, "pylib"))
 from pvsmmlab.checker import Checker  # noqa: E402
@@ -159,7 +162,14 @@ def parse(run):
         m = re.search(r"L2-CLOCKSOURCE (before|after) (\S+)", line)
         if m:
             out["clocksource"][m.group(1)] = m.group(2)
-        if "L2-CLOCKSOURCE-WARNING" in line:
+        m = re.search(r"Long readout interval, skipping watchdog check: "
+                      r"cs_nsec: (\d+) wd_nsec: (\d+)", line)
+        if m and abs(int(m.group(1)) - int(m.group(2))) <= WATCHDOG_SKEW_NS:
+            # The watchdog ran late (L2 starved of CPU in the lab) and
+            # skipped one check, but the two clocks agree over the long
+            # interval: no verdict on the PM timer's time.
+            out["late_watchdog"] = out.get("late_watchdog", 0) + 1
+        elif "L2-CLOCKSOURCE-WARNING" in line:
             out["warnings"].append(line)
         m = re.search(r"kvmclock aligned .* now (-?\d+) ns", line)
         if m:
