@@ -8,6 +8,7 @@
 #   pvsmm-shim.xml  SeaBIOS: the legacy option ROM (-option-rom)
 #   pvsmm-ovmf.xml  OVMF: the UEFI driver's PCI ROM on a virtio RNG
 #                   (romfile=, through <qemu:override>)
+#   pvsmm-accel.xml the patched QEMU through the wrapper qemu-pvsmm
 #
 # The embedded driver wants the user libvirt-qemu that Debian's
 # libvirt-daemon-system creates; without that package the conversion runs
@@ -102,12 +103,63 @@ esac
 has "pvsmm-ovmf.xml: OVMF as the firmware" \
 	'"filename":"/usr/share/OVMF/OVMF_CODE_4M.fd"'
 
+# The patched QEMU's domain: its emulator is the wrapper qemu-pvsmm.  For
+# libvirt's capability probe the wrapper here runs Debian's QEMU (the
+# patched one is not built by make check, and libvirt runs the emulator
+# with its own environment); then the wrapper itself, given the command
+# line libvirt wrote with -accel kvm, must add pvsmm=on and change
+# nothing else.
+xml=$top/host/libvirt/pvsmm-accel.xml
+out=$(virt-xml-validate "$xml" domain 2>&1)
+check "virt-xml-validate: pvsmm-accel.xml is a valid domain" $? "$out"
+sed "s|^qemu=.*|qemu=/usr/bin/qemu-system-x86_64|" "$top/host/libvirt/qemu-pvsmm" >"$work/qemu-pvsmm"
+chmod 755 "$work/qemu-pvsmm"
+sed "s|<emulator>.*</emulator>|<emulator>$work/qemu-pvsmm</emulator>|" "$xml" >"$work/accel.xml"
+argv=$(to_native "$work/accel.xml")
+check "pvsmm-accel.xml: virsh domxml-to-native: libvirt accepts the wrapper" $? "$argv"
+has "pvsmm-accel.xml: the wrapper is the emulator" " $work/qemu-pvsmm -name "
+has "pvsmm-accel.xml: the option ROM" " -option-rom /usr/local/share/pvsmm/pvsmm.rom "
+case " $argv " in
+*LD_PRELOAD*) check "pvsmm-accel.xml: no shim" 1 "$argv" ;;
+*) check "pvsmm-accel.xml: no shim" 0 ;;
+esac
+# What the wrapper runs: each argument on a line of its own.
+printf '#!/bin/sh\nprintf "%%s\\n" "$@"\n' >"$work/print-args"
+chmod 755 "$work/print-args"
+kvm_argv=$(printf '%s\n' "$argv" | sed 's/ -accel tcg / -accel kvm /')
+wrapped=$(eval "set -- $kvm_argv"; while [ $# -gt 0 ] && [ "${1#*=}" != "$1" ]; do shift; done
+	shift; PVSMM_QEMU=$work/print-args "$top/host/libvirt/qemu-pvsmm" "$@")
+expected=$(eval "set -- $kvm_argv"; while [ $# -gt 0 ] && [ "${1#*=}" != "$1" ]; do shift; done
+	shift; printf '%s\n' "$@" | sed 's/^kvm$/kvm,pvsmm=on/')
+[ -n "$wrapped" ] && [ "$wrapped" = "$expected" ] && [ "$(printf '%s\n' "$wrapped" | grep -cx 'kvm,pvsmm=on')" = 1 ]
+check "qemu-pvsmm: libvirt's -accel kvm becomes kvm,pvsmm=on, nothing else changes" $? "$wrapped"
+wrapped=$(PVSMM_QEMU=$work/print-args PVSMM_ACCEL_PROPS=pvsmm=on,pvsmm-window=on \
+	"$top/host/libvirt/qemu-pvsmm" -machine none -accel kvm -accel tcg | tr '\n' ' ')
+[ "$wrapped" = "-machine none -accel kvm,pvsmm=on,pvsmm-window=on -accel tcg " ]
+check "qemu-pvsmm: PVSMM_ACCEL_PROPS, and -accel tcg left alone" $? "$wrapped"
+wrapped=$(PVSMM_QEMU=$work/print-args "$top/host/libvirt/qemu-pvsmm" \
+	--accel kvm -accel kvm,pvsmm=off | tr '\n' ' ')
+[ "$wrapped" = "--accel kvm,pvsmm=on -accel kvm,pvsmm=off " ]
+check "qemu-pvsmm: --accel too; a pvsmm property already there is kept" $? "$wrapped"
+# make install's copy runs the QEMU under PREFIX.
+make -s -C "$top" -n install PREFIX=/opt/x 2>/dev/null | grep -q "qemu=\${PVSMM_QEMU:-/opt/x/lib/pvsmm/qemu-system-x86_64}"
+check "make install: the wrapper names the QEMU under PREFIX" $?
+out=$(PVSMM_QEMU=$work/no-such-qemu "$top/host/libvirt/qemu-pvsmm" -accel kvm 2>&1)
+rc=$?
+[ $rc = 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] &&
+	case $out in *"no patched QEMU at $work/no-such-qemu"*) true ;; *) false ;; esac
+check "qemu-pvsmm: no patched QEMU, one clear line" $? "rc=$rc: $out"
+
 # The AppArmor rules (host/libvirt/apparmor-libvirt-qemu) name the paths
 # the XML uses.
 for f in /usr/local/lib/pvsmm/libpvsmm-preload.so /usr/local/share/pvsmm/pvsmm.rom \
 	 /usr/local/share/pvsmm/pvsmm-efi.rom; do
 	grep -q "^  $f m\{0,1\}r,$" "$top/host/libvirt/apparmor-libvirt-qemu"
 	check "AppArmor rule for $f" $?
+done
+for f in /usr/local/lib/pvsmm/qemu-pvsmm /usr/local/lib/pvsmm/qemu-system-x86_64; do
+	grep -q "^  $f m\{0,1\}rix,$" "$top/host/libvirt/apparmor-libvirt-qemu"
+	check "AppArmor rule to run $f" $?
 done
 
 echo "libvirt: $pass passed, $fail failed"

@@ -25,9 +25,12 @@ mode (tests/qemu/l1-run.sh):
            -kernel
   ovmf-pc  ovmf-rom on the pc machine, where OVMF puts the PM timer at
            0xb008
-  accel    QEMU built with host/qemu/*.patch (make qemu-pvsmm):
-           -accel kvm,pvsmm=on, SeaBIOS + pvsmm.rom, no shim doing
-           anything but counting
+  accel    QEMU built with host/qemu/*.patch (make qemu-pvsmm), run as
+           libvirt runs it (host/libvirt/pvsmm-accel.xml): through the
+           wrapper qemu-pvsmm, which turns -accel kvm into -accel
+           kvm,pvsmm=on; SeaBIOS + pvsmm.rom, no shim doing anything but
+           counting.  The migration modes' sources name -accel
+           kvm,pvsmm=on themselves
   accel-migrate  the same, migrated (HMP migrate to a file, -incoming)
            right after the ROM registered: the restored VM must go on
            reflecting without any firmware running again
@@ -118,7 +121,9 @@ def run_lab(modes, calls, pairs, timeout):
         cmd += ["--add", "%s:%s" % (os.path.join(TOP, src), dest)]
     if any(patched_qemu(m) for m in modes):
         cmd += ["--add-binary", "%s:/pvsmm/qemu-pvsmm/qemu-system-x86_64"
-                % os.path.join(TOP, "build/qemu-pvsmm/qemu-system-x86_64")]
+                % os.path.join(TOP, "build/qemu-pvsmm/qemu-system-x86_64"),
+                "--add", "%s:/pvsmm/qemu-pvsmm/qemu-pvsmm"
+                % os.path.join(TOP, "host/libvirt/qemu-pvsmm")]
     cmd += ["--", "CALLS=%d PAIRS=%d sh /pvsmm/l1-run.sh %s"
             % (calls, pairs, " ".join(modes))]
     env = dict(os.environ)

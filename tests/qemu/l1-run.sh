@@ -21,7 +21,8 @@
 #              (tests/qemu/make-esp.sh)
 #   accel      QEMU with host/qemu/*.patch: -accel kvm,pvsmm=on enables
 #              reflection itself, SeaBIOS + our option ROM; the shim only
-#              counts (PVSMM_REFLECT=0, PVSMM_EPOCH=0)
+#              counts (PVSMM_REFLECT=0, PVSMM_EPOCH=0).  Run as libvirt
+#              runs it: -accel kvm, through the wrapper qemu-pvsmm
 #   accel-migrate  the same QEMU, migrated once the ROM registered: a
 #              source QEMU (its own frame, accel-migrate-src) saves the VM
 #              to a file, a second QEMU restores it with -incoming and
@@ -181,8 +182,11 @@ for mode in "$@"; do
 			-device virtio-rng-pci,romfile=$dir/pvsmm-efi.rom \
 			-kernel $dir/vmlinuz -initrd $dir/l2.cpio.gz -append "$append" ;;
 	accel)
+		# As libvirt runs it: its own -accel kvm, and the wrapper
+		# (host/libvirt/qemu-pvsmm) adds pvsmm=on.
 		# shellcheck disable=SC2086
-		run accel env $counting $pq -accel kvm,pvsmm=on $common \
+		run accel env $counting PVSMM_QEMU=$dir/qemu-pvsmm/qemu-system-x86_64 \
+			sh $dir/qemu-pvsmm/qemu-pvsmm -L /usr/share/qemu -accel kvm $common \
 			-serial stdio -monitor none $linux -append "$append" ;;
 	seabios-hotplug)
 		# One vCPU more may come: the ROM registers on vCPU 0, then

@@ -2,8 +2,10 @@
 # Installing pvsmm like a KVM user (included by the top-level Makefile):
 #
 #   make install      the patched KVM modules through DKMS, the option ROM,
-#                     the UEFI driver and its PCI ROM (if built) and the
-#                     QEMU shim under $(PREFIX) (default /usr/local)
+#                     the UEFI driver and its PCI ROM (if built), the
+#                     QEMU shim, and the patched QEMU with its libvirt
+#                     wrapper qemu-pvsmm (if built: make qemu-pvsmm)
+#                     under $(PREFIX) (default /usr/local)
 #   make uninstall    all of it removed; the distribution's KVM in charge
 #   make dkms-check   dkms add + build + remove in a scratch tree
 
@@ -27,13 +29,20 @@ install: optionrom uefi shim
 			install -D -m 0644 build/firmware/$$f $(PVSMM_SHARE)/$$f; fi; \
 	done
 	install -D -m 0755 build/host/libpvsmm-preload.so $(PVSMM_LIB)/libpvsmm-preload.so
+	if [ -e build/qemu-pvsmm/qemu-system-x86_64 ]; then \
+		install -D -m 0755 build/qemu-pvsmm/qemu-system-x86_64 \
+			$(PVSMM_LIB)/qemu-system-x86_64; \
+		sed 's|^qemu=.*|qemu=$${PVSMM_QEMU:-$(PREFIX)/lib/pvsmm/qemu-system-x86_64}|' \
+			host/libvirt/qemu-pvsmm >$(PVSMM_LIB)/qemu-pvsmm; \
+		chmod 0755 $(PVSMM_LIB)/qemu-pvsmm; fi
 	$(DKMS_ENV) host/kvm/dkms/install.sh $(PVSMM_KVM_VERSION)
 
 uninstall:
 	$(DKMS_ENV) host/kvm/dkms/uninstall.sh $(PVSMM_KVM_VERSION)
 	rm -f $(PVSMM_SHARE)/pvsmm.rom $(PVSMM_SHARE)/pvsmm.efi \
 		$(PVSMM_SHARE)/pvsmm-efi.rom \
-		$(PVSMM_LIB)/libpvsmm-preload.so
+		$(PVSMM_LIB)/libpvsmm-preload.so \
+		$(PVSMM_LIB)/qemu-system-x86_64 $(PVSMM_LIB)/qemu-pvsmm
 	-rmdir $(PVSMM_SHARE) $(PVSMM_LIB) 2>/dev/null
 
 dkms-check: | deps-lab
