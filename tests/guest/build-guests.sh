@@ -72,24 +72,27 @@ i386_kernel() {
 	fetch "$meta:i386" || die "could not download $meta:i386"
 }
 
-# unpack DEB FILE DEST: one file out of a package.
+# unpack DEB FILE DEST: one file (FILE may be a pattern) out of a package,
+# unless DEST already came from that very package (DEST.from says which:
+# a fallback kernel is replaced once apt has the exact one again).
 unpack() {
 	local tmp
+	[ -e "$3" ] && [ "$(cat "$3.from" 2>/dev/null)" = "$(basename "$1")" ] && return
 	tmp=$(mktemp -d)
 	dpkg-deb -x "$1" "$tmp"
 	# shellcheck disable=SC2086 # $2 may be a pattern
-	cp $tmp/$2 "$3"
+	cp "$tmp"/$2 "$3" || { rm -rf "$tmp"; die "no $2 in $1"; }
 	rm -rf "$tmp"
+	basename "$1" >"$3.from"
 }
 
 # Kernels and busybox.
 cp "/boot/vmlinuz-$kver" "$out/amd64/vmlinuz"
 cp /bin/busybox "$out/amd64/busybox"
 deb=$(i386_kernel)
-[ "$out/i386/vmlinuz" -nt "$deb" ] ||
-	unpack "$deb" "boot/vmlinuz-*-686-pae" "$out/i386/vmlinuz"
+unpack "$deb" "boot/vmlinuz-*-686-pae" "$out/i386/vmlinuz"
 deb=$(fetch busybox-static:i386) || die "could not download busybox-static:i386"
-[ "$out/i386/busybox" -nt "$deb" ] || unpack "$deb" bin/busybox "$out/i386/busybox"
+unpack "$deb" bin/busybox "$out/i386/busybox"
 
 # gtod-bench, static, per architecture.
 sources="$src/gtod-bench.c $src/mono.c $src/klog.c"
