@@ -175,7 +175,12 @@ build_full() {
 	export PYTHONPATH=$mesondir/usr/lib/python3/dist-packages${PYTHONPATH:+:$PYTHONPATH}
 
 	if [ "$(cat "$out/src/.pvsmm-stamp" 2>/dev/null)" != "$stamp" ]; then
-		[ -e "$dl/qemu_$v.dsc" ] || "$fetch" "$suite" qemu "$version" "$dl"
+		# A fetch cut off part way leaves some files: only a fetch
+		# that ended (every file checked) is taken as done.
+		if [ ! -e "$dl/qemu_$v.fetched" ]; then
+			"$fetch" "$suite" qemu "$version" "$dl"
+			touch "$dl/qemu_$v.fetched"
+		fi
 		# Another QEMU version: start afresh.  The same version with
 		# another series: the tree is extracted and patched beside the
 		# old one, and only the files that differ are copied over it
@@ -201,21 +206,25 @@ build_full() {
 	fi
 	[ $check_only = 1 ] && exit 0
 
-	if [ ! -e "$out/obj/build.ninja" ]; then
+	# Debian's own paths (debian/rules): the firmware of Debian's seabios,
+	# qemu-system-data and ipxe-qemu, so that -machine q35 boots without
+	# -L, wherever the binary lies.
+	local config=(--prefix=/usr --sysconfdir=/etc --libexecdir=/usr/lib/qemu
+		--localstatedir=/var --disable-relocatable
+		--firmwarepath=/usr/share/qemu:/usr/share/seabios:/usr/lib/ipxe/qemu
+		--disable-install-blobs --disable-download
+		--target-list=x86_64-softmmu --enable-tcg --enable-kvm
+		--disable-docs --disable-werror)
+	# Configured afresh when these options change, not only when the
+	# tree does.
+	if [ ! -e "$out/obj/build.ninja" ] ||
+	   [ "$(cat "$out/obj/.pvsmm-config" 2>/dev/null)" != "${config[*]}" ]; then
 		echo "  CONFIG  qemu-system-x86_64 (TCG and KVM, default features)"
 		rm -rf "$out/obj"
 		mkdir -p "$out/obj"
-		# Debian's own paths (debian/rules): the firmware of Debian's
-		# seabios, qemu-system-data and ipxe-qemu, so that -machine q35
-		# boots without -L, wherever the binary lies.
-		(cd "$out/obj" && "$out/src/configure" --prefix=/usr \
-			--sysconfdir=/etc --libexecdir=/usr/lib/qemu \
-			--localstatedir=/var --disable-relocatable \
-			--firmwarepath=/usr/share/qemu:/usr/share/seabios:/usr/lib/ipxe/qemu \
-			--disable-install-blobs --disable-download \
-			--target-list=x86_64-softmmu --enable-tcg --enable-kvm \
-			--disable-docs --disable-werror \
+		(cd "$out/obj" && "$out/src/configure" "${config[@]}" \
 			>config.out 2>&1) || { tail -n 30 "$out/obj/config.out" >&2; exit 1; }
+		echo "${config[*]}" >"$out/obj/.pvsmm-config"
 	fi
 	echo "  NINJA   qemu-system-x86_64 (-j$JOBS)"
 	ninja -C "$out/obj" -j "$JOBS" qemu-system-x86_64 >"$out/obj/ninja.out" 2>&1 ||
