@@ -147,6 +147,11 @@ fi
 # MONITOR/MWAIT), the PC the lab boots (i440FX PCI with ACPI, ATAPI CD-ROM,
 # serial port) and no more.  No SMP: L1 has one CPU, as in the QEMU lab.
 if [ ! -e "$out/src/Makefile" ]; then
+	# configure's cache file is /dev/null: were it a regular file,
+	# configure would source it and write a broken config.status (seen
+	# on a CI machine, as "0a1,200: command not found").
+	[ -c /dev/null ] ||
+		die "/dev/null is not a character device (something on this machine replaced it): as root, 'rm -f /dev/null && mknod -m 666 /dev/null c 1 3', then run again"
 	echo "  CONFIG  bochs (VMX, x86-64, no GUI)"
 	(cd "$out/src" && CFLAGS=-O2 CXXFLAGS=-O2 ./configure --with-nogui --disable-plugins \
 		--disable-debugger --disable-docbook --disable-readline \
