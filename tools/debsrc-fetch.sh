@@ -7,18 +7,20 @@
 # untouched).  Every file is checked by apt-helper against the SHA-256 of
 # the signed Sources index.
 #
-#   tools/debsrc-fetch.sh [--show|--binary] SUITE PACKAGE VERSION DIR
+#   tools/debsrc-fetch.sh [--show|--binary] SUITE PACKAGE VERSION DIR [FILE...]
 #
 #   DIR/PACKAGE_VERSION.dsc and the tarballs it names are downloaded into
-#   DIR (the private apt configuration goes to DIR/apt/).  VERSION "latest"
-#   takes the newest version the suite's index lists.
+#   DIR (the private apt configuration goes to DIR/apt/), or only the
+#   FILEs named (a mirror may lack the .dsc: Bochs's tarballs alone are
+#   enough to build it).  VERSION "latest" takes the newest version the
+#   suite's index lists.
 #   --show    only print the version the suite's index has (no download).
 #   --binary  fetch the binary package PACKAGE=VERSION (a .deb for this
 #             machine's architecture or "all") into DIR instead, from the
 #             suite's signed Packages index (apt-get download checks it).
 #
-# The same approach as tests/lab/bochs/build.sh, factored for the QEMU
-# build (host/qemu/build.sh).
+# Used by the QEMU build (host/qemu/build.sh) and the Intel lab's Bochs
+# (tests/lab/bochs/build.sh).
 set -euo pipefail
 
 show=0 binary=0
@@ -26,10 +28,12 @@ case ${1:-} in
 --show) show=1; shift ;;
 --binary) binary=1; shift ;;
 esac
-[ $# = 4 ] || { sed -n '3,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+[ $# -ge 4 ] || { sed -n '3,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 suite=$1 pkg=$2 version=$3
 mkdir -p "$4"
 dl=$(cd "$4" && pwd)
+shift 4
+only=("$@")
 
 die() { echo "tools/debsrc-fetch.sh: $*" >&2; exit 1; }
 
@@ -100,6 +104,17 @@ while IFS= read -r line; do
 done < <(apt-cache "${opts[@]}" showsrc "$pkg"; echo)
 if [ "$cur" != "$version" ] || [ -z "$dir" ]; then
 	die "$pkg $version is not in $suite's source index"
+fi
+
+# Only the files asked for, each of them listed.
+if [ ${#only[@]} -gt 0 ]; then
+	picked=''
+	for f in "${only[@]}"; do
+		line=$(awk -v f="$f" '$3 == f' <<<"$sums")
+		[ -n "$line" ] || die "$f is not listed for $pkg $version"
+		picked="$picked$line"$'\n'
+	done
+	sums=$picked
 fi
 
 echo "  FETCH   $pkg $version (Debian source package, $suite)"

@@ -19,12 +19,12 @@
 # Outputs (relative to the repository root):
 #   build/bochs-lab/bochs        the binary, stripped
 #   build/bochs-lab/src/         the patched source tree
-#   build/bochs-dl/              the two source tarballs
+#   build/bochs-dl/              the source package
 #
-# The tarballs come from the Debian mirror the machine's apt already uses,
-# through a private apt configuration under build/bochs-dl/apt/ (the
-# system's own apt setup is untouched); apt-helper checks each file against
-# the SHA-256 in the signed Sources index.
+# The source package comes from the Debian mirror the machine's apt
+# already uses, through tools/debsrc-fetch.sh: a private apt configuration
+# under build/bochs-dl/apt/ (the system's own apt setup is untouched), each
+# file checked against the SHA-256 in the signed Sources index.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -52,8 +52,6 @@ die() { echo "tests/lab/bochs/build.sh: $*" >&2; exit 1; }
 for tool in g++ make patch xz; do
 	command -v $tool >/dev/null || die "$tool missing: run 'make deps'"
 done
-helper=/usr/lib/apt/apt-helper
-[ -x $helper ] || die "$helper missing (package apt)"
 
 shopt -s nullglob
 patches=("$here"/*.patch)
@@ -63,63 +61,11 @@ orig=bochs_${upstream}.orig.tar.xz
 debian=bochs_${version}.debian.tar.xz
 stamp="$version $(cat "$here/build.sh" "${patches[@]}" | sha256sum | cut -d' ' -f1)"
 
-# The deb-src entry for $suite on the first Debian mirror apt already uses.
-mirror() {
-	local f uri
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -e "$f" ] || continue
-		uri=$(sed -n 's/^URIs:[[:space:]]*\([^[:space:]]*debian\/\{0,1\}\)$/\1/p' "$f" | head -n1)
-		[ -n "$uri" ] && { echo "${uri%/}"; return; }
-	done
-	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-		sed -nE 's|^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?([^[:space:]]*/debian)/?[[:space:]].*|\2|p' |
-		head -n1
-}
-
+# The two tarballs (the mirrors lack the .dsc), each checked against the
+# signed index.
 fetch() {
-	local apt=$dl/apt uri dir sums f sum
-	local opts=(-o "Dir::Etc::SourceList=/dev/null"
-		-o "Dir::Etc::SourceParts=$apt/sources.list.d"
-		-o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
-		-o "APT::Sandbox::User=$(id -un)")
-	uri=$(mirror)
-	[ -n "$uri" ] || die "no Debian mirror in /etc/apt/sources.list*"
-	rm -rf "$apt"
-	mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/sources.list.d"
-	cat >"$apt/sources.list.d/bochs.sources" <<-EOF
-		Types: deb-src
-		URIs: $uri
-		Suites: $suite
-		Components: main
-		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-	EOF
-	echo "  FETCH   bochs $version (Debian source package, $suite)"
-	apt-get "${opts[@]}" update -qq || die "apt-get update of the $suite deb-src index failed"
-	# The stanza of exactly $version: its pool directory and the SHA-256
-	# of each file.
-	dir='' sums='' cur=''
-	while IFS= read -r line; do
-		case $line in
-		"Package: "*) dir='' sums='' cur='' in_sums=0 ;;
-		"Version: "*) cur=${line#Version: } ;;
-		"Directory: "*) dir=${line#Directory: } ;;
-		"Checksums-Sha256:"*) in_sums=1; continue ;;
-		" "*) [ "${in_sums:-0}" = 1 ] && sums="$sums${line# }"$'\n' ;;
-		"") [ "${cur:-}" = "$version" ] && [ -n "$dir" ] && break ;;
-		*) in_sums=0 ;;
-		esac
-	done < <(apt-cache "${opts[@]}" showsrc bochs; echo)
-	if [ "$cur" != "$version" ] || [ -z "$dir" ]; then
-		die "bochs $version is not in $suite's source index (BOCHS_VERSION=...)"
-	fi
-	mkdir -p "$dl"
-	for f in "$orig" "$debian"; do
-		sum=$(awk -v f="$f" '$3 == f { print $1 }' <<<"$sums")
-		[ -n "$sum" ] || die "$f is not listed for bochs $version"
-		$helper -o "APT::Sandbox::User=$(id -un)" download-file "$uri/$dir/$f" "$dl/$f.part" "SHA256:$sum" >/dev/null ||
-			die "could not fetch $uri/$dir/$f"
-		mv "$dl/$f.part" "$dl/$f"
-	done
+	"$root/tools/debsrc-fetch.sh" "$suite" bochs "$version" "$dl" "$orig" "$debian" ||
+		die "could not fetch bochs $version from $suite (BOCHS_SUITE, BOCHS_VERSION)"
 }
 
 if [ "$(cat "$out/src/.pvsmm-stamp" 2>/dev/null)" != "$stamp" ]; then
