@@ -64,6 +64,27 @@ done
 
 die() { echo "host/qemu/build.sh: $*" >&2; exit 1; }
 
+# extract DSC DEST: Debian's source package into DEST, Debian's patches
+# applied (dpkg-source), then ours ($patches).
+extract() {
+	dpkg-source --no-check -x "$1" "$2" >/dev/null
+	rm -f "$out"/qemu_*.orig.tar.*	# dpkg-source's copy beside the tree
+	for p in "${patches[@]}"; do
+		echo "  PATCH   $(basename "$p")"
+		patch -s -p1 -d "$2" <"$p" || die "$(basename "$p") does not apply"
+	done
+}
+
+# The binary out of the configured tree $out/obj, debug info stripped.
+compile() {
+	echo "  NINJA   qemu-system-x86_64 (-j$JOBS)"
+	ninja -C "$out/obj" -j "$JOBS" qemu-system-x86_64 >"$out/obj/ninja.out" 2>&1 ||
+		{ grep -B2 -A10 'error' "$out/obj/ninja.out" | head -n 60 >&2; exit 1; }
+	strip -o "$out/qemu-system-x86_64.tmp" "$out/obj/qemu-system-x86_64"
+	mv "$out/qemu-system-x86_64.tmp" "$out/qemu-system-x86_64"
+	echo "  DONE    ${out#"$root"/}/qemu-system-x86_64"
+}
+
 # --- the lab's L0 (--lab): the installed version, 7.2 on Debian 12 ---
 build_lab() {
 dl=$root/build/qemu-dl
@@ -118,12 +139,7 @@ if [ "$(cat "$out/src/.pvsmm-stamp" 2>/dev/null)" != "$stamp" ]; then
 	rm -rf "$out/src" "$out/obj"
 	mkdir -p "$out"
 	echo "  EXTRACT qemu $version"
-	dpkg-source --no-check -x "$dsc" "$out/src" >/dev/null
-	rm -f "$out"/qemu_*.orig.tar.*	# dpkg-source's copy beside the tree
-	for p in "${patches[@]}"; do
-		echo "  PATCH   $(basename "$p")"
-		patch -s -p1 -d "$out/src" <"$p"
-	done
+	extract "$dsc" "$out/src"
 	echo "$stamp" >"$out/src/.pvsmm-stamp"
 fi
 [ $check_only = 1 ] && exit 0
@@ -136,12 +152,7 @@ if [ ! -e "$out/obj/build.ninja" ]; then
 		"${accel[@]}" --disable-docs --disable-werror \
 		>config.out 2>&1) || { tail -n 30 "$out/obj/config.out" >&2; exit 1; }
 fi
-echo "  NINJA   qemu-system-x86_64 (-j$JOBS)"
-ninja -C "$out/obj" -j "$JOBS" qemu-system-x86_64 >"$out/obj/ninja.out" 2>&1 ||
-	{ grep -B2 -A10 'error' "$out/obj/ninja.out" | head -n 60 >&2; exit 1; }
-strip -o "$out/qemu-system-x86_64.tmp" "$out/obj/qemu-system-x86_64"
-mv "$out/qemu-system-x86_64.tmp" "$out/qemu-system-x86_64"
-echo "  DONE    ${out#"$root"/}/qemu-system-x86_64"
+compile
 }
 
 # --- the default build: trixie's QEMU 10.0, a full x86_64 emulator ---
@@ -192,12 +203,7 @@ build_full() {
 		rm -rf "$new"
 		mkdir -p "$out"
 		echo "  EXTRACT qemu $version ($suite, Debian's patches applied)"
-		dpkg-source --no-check -x "$dl/qemu_$v.dsc" "$new" >/dev/null
-		rm -f "$out"/qemu_*.orig.tar.*	# dpkg-source's copy beside the tree
-		for p in "${patches[@]}"; do
-			echo "  PATCH   $(basename "$p")"
-			patch -s -p1 -d "$new" <"$p" || die "$(basename "$p") does not apply"
-		done
+		extract "$dl/qemu_$v.dsc" "$new"
 		rm -f "$new/.pvsmm-stamp"
 		mkdir -p "$out/src"
 		rsync -rlpc --delete --exclude=/.pvsmm-stamp "$new/" "$out/src/"
@@ -226,12 +232,7 @@ build_full() {
 			>config.out 2>&1) || { tail -n 30 "$out/obj/config.out" >&2; exit 1; }
 		echo "${config[*]}" >"$out/obj/.pvsmm-config"
 	fi
-	echo "  NINJA   qemu-system-x86_64 (-j$JOBS)"
-	ninja -C "$out/obj" -j "$JOBS" qemu-system-x86_64 >"$out/obj/ninja.out" 2>&1 ||
-		{ grep -B2 -A10 'error' "$out/obj/ninja.out" | head -n 60 >&2; exit 1; }
-	strip -o "$out/qemu-system-x86_64.tmp" "$out/obj/qemu-system-x86_64"
-	mv "$out/qemu-system-x86_64.tmp" "$out/qemu-system-x86_64"
-	echo "  DONE    ${out#"$root"/}/qemu-system-x86_64"
+	compile
 	qtest
 }
 
