@@ -31,6 +31,9 @@ mode (tests/qemu/l1-run.sh):
            kvm,pvsmm=on; SeaBIOS + pvsmm.rom, no shim doing anything but
            counting.  The migration modes' sources name -accel
            kvm,pvsmm=on themselves
+  accel-s3  accel, with an S3 suspend and resume (RTC wakeup) before the
+           measurement: no firmware runs at the resume, so QEMU must
+           write the registration back (0 exits, reflections after it)
   accel-migrate  the same, migrated (HMP migrate to a file, -incoming)
            right after the ROM registered: the restored VM must go on
            reflecting without any firmware running again
@@ -179,6 +182,9 @@ def parse(run):
         m = re.search(r"kvmclock aligned .* now (-?\d+) ns", line)
         if m:
             out["aligned_ns"] = int(m.group(1))
+        m = re.search(r"L2-S3 (resumed|failed)", line)
+        if m:
+            out["s3"] = m.group(1)
         out["done"] = out.get("done", False) or "L2-DONE" in line
         if re.search(r"pvsmm: registered", line):
             out["registered"] = line.strip()
@@ -287,7 +293,7 @@ def main():
     args = ap.parse_args()
 
     modes = ["stock", "seabios", "seabios-pc", "seabios-hotplug",
-             "seabios-migrate", "accel",
+             "seabios-migrate", "accel", "accel-s3",
              "accel-migrate", "accel-to-stock", "accel-to-off",
              "unregistered-to-stock"]
     if not args.no_ovmf:
@@ -339,6 +345,9 @@ def main():
         c.check(mode, "the guest's PM timer port is the firmware's",
                 probe.get("port") == (0xb008 if mode == "ovmf-pc" else 0x608),
                 str(probe.get("port")))
+        if mode == "accel-s3":
+            c.check(mode, "the guest suspended to RAM and resumed",
+                    r.get("s3") == "resumed", str(r.get("s3")))
         if mode == "unregistered-to-stock":
             src = runs.get(mode + "-src")
             c.check(mode, "source QEMU quit after the migration, nothing registered",

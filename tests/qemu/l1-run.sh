@@ -23,6 +23,9 @@
 #              reflection itself, SeaBIOS + our option ROM; the shim only
 #              counts (PVSMM_REFLECT=0, PVSMM_EPOCH=0).  Run as libvirt
 #              runs it: -accel kvm, through the wrapper qemu-pvsmm
+#   accel-s3   accel, but L2 suspends to RAM first and the RTC wakes it:
+#              the registration must be back at the resume, where no
+#              firmware runs
 #   accel-migrate  the same QEMU, migrated once the ROM registered: a
 #              source QEMU (its own frame, accel-migrate-src) saves the VM
 #              to a file, a second QEMU restores it with -incoming and
@@ -237,6 +240,13 @@ for mode in "$@"; do
 			-monitor none -kernel $dir/vmlinuz \
 			-initrd $dir/l2.cpio.gz -append "$append" \
 			-incoming "exec:cat /tmp/vm.state" ;;
+	accel-s3)
+		# Suspend to RAM right after boot, woken by the RTC: no firmware
+		# runs at the resume, and the guest then reads its clock.
+		# shellcheck disable=SC2086
+		run accel-s3 env $counting $pq -accel kvm,pvsmm=on $common \
+			-serial stdio -monitor none $linux \
+			-append "$append pmcheck_s3=1" ;;
 	accel-migrate)
 		# shellcheck disable=SC2086
 		migrate_source $mode $pq -accel kvm,pvsmm=on $common $linux \

@@ -3,19 +3,31 @@
 # gettimeofday loop (pmcheck) and the agreement probe (pmprobe.ko), report
 # the clocksource again and any clocksource complaint, power off.
 #   pmcheck_calls=N pmcheck_pairs=N pmcheck_marker=PORT
+#   pmcheck_s3=1: suspend to RAM first (the RTC wakes the guest 2 s
+#   later), so that all of the above runs after an S3 resume
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
-calls=2000 pairs=2000 marker=0
+calls=2000 pairs=2000 marker=0 s3=0
 for word in $(cat /proc/cmdline); do
 	case $word in
 	pmcheck_calls=*) calls=${word#*=} ;;
 	pmcheck_pairs=*) pairs=${word#*=} ;;
 	pmcheck_marker=*) marker=${word#*=} ;;
+	pmcheck_s3=*) s3=${word#*=} ;;
 	esac
 done
+if [ "$s3" = 1 ]; then
+	alarm=/sys/class/rtc/rtc0/wakealarm
+	echo 0 >$alarm && echo +2 >$alarm && echo "L2-S3 suspending"
+	if echo mem >/sys/power/state; then
+		echo "L2-S3 resumed"
+	else
+		echo "L2-S3 failed"
+	fi
+fi
 cs=/sys/devices/system/clocksource/clocksource0/current_clocksource
 echo "L2-CLOCKSOURCE before $(cat $cs)"
 /bin/pmcheck --calls "$calls" --marker-port "$marker"
