@@ -31,9 +31,11 @@ mode (tests/qemu/l1-run.sh):
            kvm,pvsmm=on; SeaBIOS + pvsmm.rom, no shim doing anything but
            counting.  The migration modes' sources name -accel
            kvm,pvsmm=on themselves
-  accel-s3  accel, with an S3 suspend and resume (RTC wakeup) before the
-           measurement: no firmware runs at the resume, so QEMU must
-           write the registration back (0 exits, reflections after it)
+  accel-s3  accel on the pc machine, with an S3 suspend and resume (RTC
+           wakeup) before the measurement: no firmware runs at the
+           resume, so QEMU must write the registration back (0 exits,
+           reflections after it).  Not q35: SeaBIOS's resume does not
+           restore the ICH9 PM base that QEMU's wakeup reset clears
   accel-migrate  the same, migrated (HMP migrate to a file, -incoming)
            right after the ROM registered: the restored VM must go on
            reflecting without any firmware running again

@@ -23,9 +23,9 @@
 #              reflection itself, SeaBIOS + our option ROM; the shim only
 #              counts (PVSMM_REFLECT=0, PVSMM_EPOCH=0).  Run as libvirt
 #              runs it: -accel kvm, through the wrapper qemu-pvsmm
-#   accel-s3   accel, but L2 suspends to RAM first and the RTC wakes it:
-#              the registration must be back at the resume, where no
-#              firmware runs
+#   accel-s3   accel on the pc machine, but L2 suspends to RAM first and
+#              the RTC wakes it: the registration must be back at the
+#              resume, where no firmware runs
 #   accel-migrate  the same QEMU, migrated once the ROM registered: a
 #              source QEMU (its own frame, accel-migrate-src) saves the VM
 #              to a file, a second QEMU restores it with -incoming and
@@ -242,9 +242,13 @@ for mode in "$@"; do
 			-incoming "exec:cat /tmp/vm.state" ;;
 	accel-s3)
 		# Suspend to RAM right after boot, woken by the RTC: no firmware
-		# runs at the resume, and the guest then reads its clock.
+		# runs at the resume, and the guest then reads its clock.  On
+		# the pc machine: QEMU's wakeup resets q35's ICH9 PMBASE, which
+		# SeaBIOS's resume does not program again (it does PIIX4's), so
+		# on q35 QEMU's PM block, timer included, is gone after S3.
 		# shellcheck disable=SC2086
-		run accel-s3 env $counting $pq -accel kvm,pvsmm=on $common \
+		run accel-s3 env $counting $pq -accel kvm,pvsmm=on \
+			$(echo "$common" | sed "s/-machine q35/-machine pc/") \
 			-serial stdio -monitor none $linux \
 			-append "$append pmcheck_s3=1" ;;
 	accel-migrate)
