@@ -250,7 +250,7 @@ for mode in "$@"; do
 		run accel-s3 env $counting $pq -accel kvm,pvsmm=on \
 			$(echo "$common" | sed "s/-machine q35/-machine pc/") \
 			-serial stdio -monitor none $linux \
-			-append "$append pmcheck_s3=1" ;;
+			-append "$append pmcheck_s3=2" ;;
 	accel-migrate)
 		# shellcheck disable=SC2086
 		migrate_source $mode $pq -accel kvm,pvsmm=on $common $linux \

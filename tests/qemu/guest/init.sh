@@ -3,8 +3,8 @@
 # gettimeofday loop (pmcheck) and the agreement probe (pmprobe.ko), report
 # the clocksource again and any clocksource complaint, power off.
 #   pmcheck_calls=N pmcheck_pairs=N pmcheck_marker=PORT
-#   pmcheck_s3=1: suspend to RAM first (the RTC wakes the guest 2 s
-#   later), so that all of the above runs after an S3 resume
+#   pmcheck_s3=N: suspend to RAM first, the RTC waking the guest N
+#   seconds later, so that all of the above runs after an S3 resume
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
@@ -19,10 +19,11 @@ for word in $(cat /proc/cmdline); do
 	pmcheck_s3=*) s3=${word#*=} ;;
 	esac
 done
-if [ "$s3" = 1 ]; then
+if [ "$s3" != 0 ]; then
 	alarm=/sys/class/rtc/rtc0/wakealarm
-	echo 0 >$alarm && echo +2 >$alarm && echo "L2-S3 suspending"
-	if echo mem >/sys/power/state; then
+	# No suspend without its wake alarm: the guest would sleep for good.
+	if echo 0 >$alarm && echo "+$s3" >$alarm && echo "L2-S3 suspending" &&
+	   echo mem >/sys/power/state; then
 		echo "L2-S3 resumed"
 	else
 		echo "L2-S3 failed"
