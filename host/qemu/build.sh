@@ -135,7 +135,11 @@ fetch() {
 
 if [ "$(cat "$out/src/.pvsmm-stamp" 2>/dev/null)" != "$stamp" ]; then
 	dsc=$dl/qemu_${version#*:}.dsc
-	[ -e "$dsc" ] || fetch
+	# Done only once apt-get source ended: a cut-off fetch leaves the .dsc.
+	if [ ! -e "$dsc.fetched" ]; then
+		fetch
+		touch "$dsc.fetched"
+	fi
 	rm -rf "$out/src" "$out/obj"
 	mkdir -p "$out"
 	echo "  EXTRACT qemu $version"

@@ -81,8 +81,11 @@ unpack() {
 	tmp=$(mktemp -d)
 	dpkg-deb -x "$1" "$tmp"
 	# shellcheck disable=SC2086 # $2 may be a pattern
-	cp "$tmp"/$2 "$3" || { rm -rf "$tmp"; die "no $2 in $1"; }
+	# Copied beside DEST and renamed: a cut-off copy is never taken for
+	# the file DEST.from names.
+	cp "$tmp"/$2 "$3.tmp" || { rm -rf "$tmp"; die "no single $2 in $1"; }
 	rm -rf "$tmp"
+	mv -f "$3.tmp" "$3"
 	basename "$1" >"$3.from"
 }
 

@@ -97,7 +97,7 @@ if [ ! -e "$out/src/Makefile" ]; then
 	# configure would source it and write a broken config.status (seen
 	# on a CI machine, as "0a1,200: command not found").
 	[ -c /dev/null ] ||
-		die "/dev/null is not a character device (something on this machine replaced it): as root, 'rm -f /dev/null && mknod -m 666 /dev/null c 1 3', then run again"
+		die "/dev/null is not a character device (something on this machine replaced it): as root, 'mknod -m 666 /dev/null.new c 1 3 && mv -f /dev/null.new /dev/null', then run again"
 	echo "  CONFIG  bochs (VMX, x86-64, no GUI)"
 	(cd "$out/src" && CFLAGS=-O2 CXXFLAGS=-O2 ./configure --with-nogui --disable-plugins \
 		--disable-debugger --disable-docbook --disable-readline \
