@@ -14,9 +14,11 @@
  *    it the guest's firmware would not register.
  *  - KVM_SET_MSRS that loads a whole vCPU at a system reset: also writes 0
  *    to PVSMM_MSR_REGISTER (vcpu_load.h says how a reset is told apart
- *    from CPU hotplug and an incoming migration, which keep it).
+ *    from CPU hotplug and an incoming migration, which keep it; and
+ *    s3_resume.h the wakeup from S3, which keeps it too).
  *  - KVM_RUN: the epoch of QEMU's PM timer (epoch.c), PM timer reads that
- *    still exit completed from kvmclock (pm_serve.c), counters (report.c).
+ *    still exit completed from kvmclock (pm_serve.c), counters (report.c),
+ *    the guest's request for S3 (s3_resume.c).
  *
  * Everything else passes through untouched.  A pointer QEMU passes that
  * the shim must read is copied as the kernel would (user_copy.h): a bad
@@ -41,6 +43,7 @@
 #include "real_libc.h"
 #include "registry.h"
 #include "report.h"
+#include "s3_resume.h"
 #include "vcpu_load.h"
 #include "user_copy.h"
 
@@ -231,6 +234,12 @@ static int on_set_msrs(int fd, void *arg)
 	case VCPU_LOAD_PARTIAL:
 		break;
 	case VCPU_LOAD_RESET:
+		if (s3_resume_reset(v->vm)) {
+			if (shim_cfg.verbose)
+				shim_log("vCPU %d: wakeup from S3, registration kept",
+					 v->id);
+			break;
+		}
 		if (shim_real_ioctl(fd, KVM_SET_MSRS, &reset) != 1)
 			shim_log("vCPU %d: could not reset PVSMM_MSR_REGISTER", v->id);
 		else if (shim_cfg.verbose)
@@ -289,6 +298,7 @@ static int on_run(int fd, void *arg)
 			break;
 		epoch_after_run(v);
 		report_after_run(v);
+		s3_after_run(v);
 	} while (pm_serve_exit(v));
 	errno = saved;
 	return r;

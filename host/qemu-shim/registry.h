@@ -7,6 +7,7 @@
 #ifndef PVSMM_SHIM_REGISTRY_H
 #define PVSMM_SHIM_REGISTRY_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/kvm.h>
@@ -21,6 +22,7 @@ struct shim_vm {
 	int kvm_fd;		/* the /dev/kvm fd it came from */
 	bool reflecting;	/* KVM_CAP_PVSMM_REFLECT enabled */
 	int run_size;		/* KVM_GET_VCPU_MMAP_SIZE */
+	atomic_bool suspending;	/* the guest asked for S3 (s3_resume.h) */
 };
 
 struct shim_vcpu {

@@ -51,11 +51,12 @@ void fake_vcpu_queue_in(struct fake_vcpu *f, uint16_t port, uint8_t size,
 	e->io.data_offset = IO_DATA_OFFSET;
 }
 
-void fake_vcpu_queue_out(struct fake_vcpu *f, uint16_t port, uint8_t value)
+void fake_vcpu_queue_out(struct fake_vcpu *f, uint16_t port, uint8_t size,
+			 uint32_t value)
 {
 	struct kvm_run *e = &f->exits[f->nr_exits];
 
-	fake_vcpu_queue_in(f, port, 1, 1);
+	fake_vcpu_queue_in(f, port, size, 1);
 	e->io.direction = KVM_EXIT_IO_OUT;
 	f->out_value[f->nr_exits - 1] = value;
 }
@@ -108,7 +109,7 @@ static int run(struct fake_vcpu *f)
 		f->run->exit_reason = f->exits[f->runs].exit_reason;
 		f->run->io = f->exits[f->runs].io;
 		memset(data, 0xee, 64);	/* stale bytes the shim must cover */
-		data[0] = f->out_value[f->runs];
+		memcpy(data, &f->out_value[f->runs], f->run->io.size);
 	} else {
 		f->run->exit_reason = KVM_EXIT_HLT;
 	}

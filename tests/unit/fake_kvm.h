@@ -25,7 +25,7 @@ struct fake_vcpu {
 	int register_writes;	/* KVM_SET_MSRS that wrote it */
 	/* KVM_RUN: the exits it returns, one per call; then KVM_EXIT_HLT. */
 	struct kvm_run exits[4];
-	uint8_t out_value[4];	/* the byte an OUT exit writes */
+	uint32_t out_value[4];	/* what an OUT exit writes */
 	int nr_exits, runs;
 	uint8_t seen_in[4][8];	/* data the shim left for each IN exit */
 };
@@ -39,7 +39,8 @@ struct fake_vcpu *fake_vcpu_new(int id);
 /* An IN exit for the next KVM_RUN. */
 void fake_vcpu_queue_in(struct fake_vcpu *f, uint16_t port, uint8_t size,
 			uint32_t count);
-/* A 1-byte OUT of value for the next KVM_RUN. */
-void fake_vcpu_queue_out(struct fake_vcpu *f, uint16_t port, uint8_t value);
+/* An OUT of value, size bytes, for the next KVM_RUN. */
+void fake_vcpu_queue_out(struct fake_vcpu *f, uint16_t port, uint8_t size,
+			 uint32_t value);
 
 #endif

@@ -125,6 +125,57 @@ static void set_reset_state(struct fake_vcpu *f)
 					       .base = 0xffff0000 } };
 }
 
+/* The guest writes PM1a_CNT (a KVM_RUN that returns its OUT exit). */
+static void write_pm1_cnt(struct fake_vcpu *f, uint16_t port, uint8_t size,
+			  uint16_t value)
+{
+	f->nr_exits = f->runs = 0;
+	fake_vcpu_queue_out(f, port, size, value);
+	CHECK(ioctl(f->fd, KVM_RUN, 0) == 0 && f->runs == 1,
+	      "OUT %#x to %#x", value, port);
+}
+
+/*
+ * S3 (s3_resume.h): the wakeup's reset keeps the registration, since no
+ * firmware registers at a resume; every other reset clears it, and only a
+ * request for S3 (SLP_EN, SLP_TYP 1, a word to PM1a_CNT) is one.
+ */
+static void test_s3(struct fake_vcpu *bsp)
+{
+	static const struct {
+		uint16_t port;
+		uint8_t size;
+		uint16_t value;
+		const char *what;
+	} not_s3[] = {
+		{ PM_PORT - 4, 2, 0x2000, "S5 (SLP_TYP 0)" },
+		{ PM_PORT - 4, 2, 0x0400, "SLP_TYP 1 without SLP_EN" },
+		{ PM_PORT - 4, 2, 0x2800, "SLP_TYP 2" },
+		{ PM_PORT - 4, 1, 0x24, "a byte" },
+		{ PM_PORT - 8, 2, 0x2400, "PM1a_EVT" },
+		{ 0x3f8, 2, 0x2400, "another port" },
+	};
+	const uint64_t reg = 0x9000 | PVSMM_MSR_ENABLE;
+
+	for (size_t i = 0; i < sizeof(not_s3) / sizeof(not_s3[0]); i++) {
+		bsp->registration = reg;
+		bsp->register_writes = 0;
+		write_pm1_cnt(bsp, not_s3[i].port, not_s3[i].size, not_s3[i].value);
+		CHECK(load_whole_vcpu(bsp) == 2 && bsp->registration == 0 &&
+		      bsp->register_writes == 1,
+		      "a reset after %s clears the registration", not_s3[i].what);
+	}
+
+	bsp->registration = reg;
+	bsp->register_writes = 0;
+	write_pm1_cnt(bsp, PM_PORT - 4, 2, 0x2400);
+	CHECK(load_whole_vcpu(bsp) == 2 && bsp->registration == reg &&
+	      bsp->register_writes == 0, "the wakeup from S3 keeps it");
+	CHECK(load_whole_vcpu(bsp) == 2 && bsp->registration == 0,
+	      "the next reset, a reboot, clears it again");
+	bsp->nr_exits = bsp->runs = 0;
+}
+
 static void test_wrapper(void)
 {
 	struct fake_vcpu *bsp, *ap;
@@ -172,6 +223,7 @@ static void test_wrapper(void)
 	CHECK(load_whole_vcpu(bsp) == 2, "reset load");
 	CHECK(bsp->register_writes == 1 && bsp->registration == 0,
 	      "reset clears the registration (%d writes)", bsp->register_writes);
+	test_s3(bsp);
 
 	/* PM timer reads that exit: served from kvmclock, QEMU sees none. */
 	fake_clock_ns = 1000000000ull;	/* 3579545 ticks */
@@ -210,8 +262,8 @@ static void test_marks_take_no_vcpu_lock(void)
 	CHECK(fake_stats_fd_requests == before + 1,
 	      "stats fd asked for once, at creation");
 	before = fake_stats_fd_requests;
-	fake_vcpu_queue_out(f, MARKER_PORT, 1);
-	fake_vcpu_queue_out(f, MARKER_PORT, 2);
+	fake_vcpu_queue_out(f, MARKER_PORT, 1, 1);
+	fake_vcpu_queue_out(f, MARKER_PORT, 1, 2);
 	CHECK(ioctl(f->fd, KVM_RUN, 0) == 0 && ioctl(f->fd, KVM_RUN, 0) == 0 &&
 	      f->runs == 2, "two marks");
 	CHECK(fake_stats_fd_requests == before,

@@ -28,7 +28,8 @@ UNIT_HDRS    := $(wildcard tests/unit/*.h host/vmm/*.h host/vmm/devices/*.h \
 SHIM_TEST_SRCS := tests/unit/test_shim.c tests/unit/fake_kvm.c \
 		  $(addprefix host/qemu-shim/,pvsmm-preload.c config.c \
 			cpuid_leaf.c epoch.c log.c pm_serve.c registry.c \
-			rate_limit.c report.c vcpu_load.c user_copy.c) \
+			rate_limit.c report.c s3_resume.c vcpu_load.c \
+			user_copy.c) \
 		  host/vmm/kvm_stats.c host/vmm/pm_ticks.c
 SHIM_TEST_CFLAGS := $(CFLAGS) -D_GNU_SOURCE -iquote host/qemu-shim \
 		    -iquote host/vmm -iquote tests/unit
