@@ -36,6 +36,14 @@ mode (tests/qemu/l1-run.sh):
            resume, so QEMU must write the registration back (0 exits,
            reflections after it).  Not q35: SeaBIOS's resume does not
            restore the ICH9 PM base that QEMU's wakeup reset clears
+  accel-s3-migrate  accel-s3, but migrated while suspended: the source
+           saves L2 once suspended, the destination loads it suspended
+           and HMP system_wakeup (virsh dompmwakeup) wakes it there; the
+           registration the destination loaded must serve the resumed guest
+  accel-kexec  accel, then L2's Linux boots itself again by kexec
+           (kexec_file_load, tests/qemu/guest/kexec.c): no firmware runs,
+           and the second kernel's reads must be reflected as the first's;
+           every check below is made on the second kernel's part
   accel-migrate  the same, migrated (HMP migrate to a file, -incoming)
            right after the ROM registered: the restored VM must go on
            reflecting without any firmware running again
@@ -43,7 +51,15 @@ mode (tests/qemu/l1-run.sh):
            Debian's QEMU, or to the patched one without pvsmm=on: the
            destination must refuse it (accel-to-off: saying why)
   unregistered-to-stock  the patched QEMU with pvsmm=on, no ROM: nothing
-           registered, so Debian's QEMU takes the migrated guest
+           registered, so Debian's QEMU takes the migrated guest.  It is
+           migrated while its Linux runs on acpi_pm, and L2's clockstep
+           (tests/qemu/guest/clockstep.c) watches CLOCK_MONOTONIC against
+           the TSC meanwhile: the PM timer must not step
+  stock-to-accel  the other way, Debian's QEMU to the patched one with
+           pvsmm=on, in the same window
+  seabios-s3  accel-s3 under Debian's QEMU, the shim enabling reflection:
+           the shim must keep the registration through the wakeup's
+           reset, which it would clear at any other reset
   seabios-hotplug  seabios, a second vCPU hot-plugged (HMP device_add)
            right after the ROM registered: QEMU loads the new vCPU's
            whole state, and the shim must keep the VM-wide registration;
@@ -81,6 +97,14 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 # Linux's clocksource watchdog margin (WATCHDOG_MAX_SKEW, 6.1): two clocks
 # that differ by no more over an interval agree.
 WATCHDOG_SKEW_NS = 100 * 1000
+# clockstep's bound on the PM timer's offset from the TSC across a
+# migration.  QEMU's own migration leaves a few milliseconds (it stops its
+# virtual clock, then reads the TSC it migrates: up to 8 ms in the lab),
+# while QEMU_CLOCK_VIRTUAL and kvmclock lie as far apart as the time
+# between creating the VM and starting it (180 and 364 ms in the lab).
+CLOCKSTEP_MAX_NS = 50 * 1000 * 1000
+# The modes migrated while L2's clockstep watches its time.
+WINDOW_MODES = ("unregistered-to-stock", "stock-to-accel")
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.join(TOP, "pylib"))
 from pvsmmlab.checker import Checker  # noqa: E402
@@ -91,7 +115,7 @@ KVER = subprocess.run([os.path.join(TOP, "tools", "kver.sh")], check=True,
 
 def patched_qemu(mode):
     """The modes that run QEMU with host/qemu/*.patch (make qemu-pvsmm)."""
-    return mode.startswith("accel") or mode == "unregistered-to-stock"
+    return mode.startswith("accel") or mode in WINDOW_MODES
 
 
 def build(modes):
@@ -113,6 +137,8 @@ def run_lab(modes, calls, pairs, timeout):
             ("build/qemu/l2.iso", "/pvsmm/l2.iso"),
             ("build/host/libpvsmm-preload.so", "/pvsmm/libpvsmm-preload.so"),
             ("tests/qemu/l1-run.sh", "/pvsmm/l1-run.sh")]
+    if "accel-kexec" in modes:
+        adds += [("build/qemu/l2-kexec.cpio.gz", "/pvsmm/l2-kexec.cpio.gz")]
     if any(m.startswith("ovmf") for m in modes):
         adds += [("/usr/share/OVMF/OVMF_CODE.fd", "/pvsmm/OVMF_CODE.fd"),
                  ("/usr/share/OVMF/OVMF_VARS.fd", "/pvsmm/OVMF_VARS.fd"),
@@ -166,7 +192,7 @@ def parse(run):
         if m:
             out["marks"][int(m.group(1))] = {
                 k: int(v) for k, v in (w.split("=") for w in m.group(2).split())}
-        m = re.search(r"(PMCHECK|PMPROBE) (\{.*\})$", line)
+        m = re.search(r"(PMCHECK|PMPROBE|CLOCKSTEP) (\{.*\})$", line)
         if m and m.group(1).lower() not in out:
             out[m.group(1).lower()] = json.loads(m.group(2))
         m = re.search(r"L2-CLOCKSOURCE (before|after) (\S+)", line)
@@ -261,6 +287,43 @@ def check_migration(c, mode, src, r):
         c.check(mode, "destination: no firmware ran again", "registered" not in r)
 
 
+def check_window(c, mode, src, r):
+    """unregistered-to-stock, stock-to-accel: nothing registered on either
+    side, the guest migrated inside clockstep's window, and its time did
+    not step."""
+    src_text = "\n".join(src["lines"]) if src else ""
+    c.check(mode, "source QEMU quit after the migration, nothing registered",
+            src is not None and src["rc"] == 0 and
+            "pvsmm: registered" not in src_text, "rc=%s" % (src and src["rc"]))
+    c.check(mode, "migrated inside the window",
+            "L2-MIGRATE-WINDOW" in src_text and "CLOCKSTEP" not in src_text
+            and "clockstep" in r)
+    step = r.get("clockstep", {})
+    c.check(mode, "time did not step across the migration",
+            step.get("samples", 0) > 0 and step.get("backward") == 0 and
+            step.get("max_offset_ns", 10**12) <= CLOCKSTEP_MAX_NS, str(step))
+
+
+def check_kexec(c, mode, run):
+    """accel-kexec: the first kernel ran its checks and kexec'd; returns
+    the second kernel's part of the run, parsed, with the firmware's
+    registration (printed before the first kernel) carried over, for the
+    checks every mode gets."""
+    lines = run["lines"]
+    at = next((i for i, l in enumerate(lines) if l.strip() == "L2-KEXEC"), None)
+    c.check(mode, "the first kernel kexec'd", at is not None)
+    at = len(lines) if at is None else at
+    first = parse({"lines": lines[:at]})
+    c.check(mode, "the first kernel's loop ran", "pmcheck" in first)
+    second = parse({"lines": lines[at + 1:]})
+    c.check(mode, "the second kernel booted, no firmware before it",
+            second["clocksource"].get("before") is not None and
+            "registered" not in second, str(second["clocksource"]))
+    if "registered" in first:
+        second["registered"] = first["registered"]
+    return second
+
+
 def check_refused(c, mode, src, dest):
     """accel-to-stock, accel-to-off: a registered guest, migrated to a
     QEMU without pvsmm, is refused there with an error, never run."""
@@ -294,10 +357,11 @@ def main():
                     "of QEMU to build (make check)")
     args = ap.parse_args()
 
-    modes = ["stock", "seabios", "seabios-pc", "seabios-hotplug",
-             "seabios-migrate", "accel", "accel-s3",
-             "accel-migrate", "accel-to-stock", "accel-to-off",
-             "unregistered-to-stock"]
+    modes = ["stock", "seabios", "seabios-pc", "seabios-s3",
+             "seabios-hotplug", "seabios-migrate", "accel", "accel-s3",
+             "accel-s3-migrate", "accel-kexec", "accel-migrate",
+             "accel-to-stock", "accel-to-off", "unregistered-to-stock",
+             "stock-to-accel"]
     if not args.no_ovmf:
         modes += ["ovmf-driver", "ovmf", "ovmf-rom", "ovmf-pc"]
     if args.quick:
@@ -326,7 +390,10 @@ def main():
         if not c.check(mode, "ran", run is not None and run["rc"] == 0,
                        "rc=%s" % (run and run["rc"])):
             continue
-        r = parse(run)
+        if mode == "accel-kexec":
+            r = check_kexec(c, mode, run)
+        else:
+            r = parse(run)
         results[mode] = r
         if mode == "ovmf-driver":
             check_driver(c, mode, r)
@@ -347,16 +414,17 @@ def main():
         c.check(mode, "the guest's PM timer port is the firmware's",
                 probe.get("port") == (0xb008 if mode == "ovmf-pc" else 0x608),
                 str(probe.get("port")))
-        if mode == "accel-s3":
+        if "-s3" in mode:
             c.check(mode, "the guest suspended to RAM and resumed",
                     r.get("s3") == "resumed", str(r.get("s3")))
-        if mode == "unregistered-to-stock":
-            src = runs.get(mode + "-src")
-            c.check(mode, "source QEMU quit after the migration, nothing registered",
-                    src is not None and src["rc"] == 0 and
-                    "pvsmm: registered" not in "\n".join(src["lines"]),
-                    "rc=%s" % (src and src["rc"]))
-        if mode in ("stock", "unregistered-to-stock"):
+        if mode == "accel-s3-migrate":
+            c.check(mode, "the destination loaded the guest suspended",
+                    "VM status: paused (suspended)" in
+                    "\n".join(run["lines"]))
+        if mode in WINDOW_MODES:
+            check_window(c, mode, runs.get(mode + "-src"), r)
+            continue
+        if mode == "stock":
             continue
         if mode.endswith("-migrate"):
             check_migration(c, mode, runs.get(mode + "-src"), r)
@@ -413,16 +481,17 @@ def main():
         c.check(mode, "no fallback to userspace", delta(marks, "pvsmm_fallbacks") == 0,
                 str(delta(marks, "pvsmm_fallbacks")))
 
-    print("%-11s %16s %12s %12s %12s %10s %10s" % (
+    print("%-11s %16s %12s %12s %12s %10s %10s %10s" % (
         "mode", "TSC/gettimeofday", "user exits", "reflections", "IRET returns",
-        "probe out", "aligned ns"))
+        "probe out", "aligned ns", "step ns"))
     for mode, r in results.items():
-        print("%-11s %16s %12s %12s %12s %10s %10s" % (
+        print("%-11s %16s %12s %12s %12s %10s %10s %10s" % (
             mode, r.get("pmcheck", {}).get("cycles_per_call", "-"),
             delta(r["marks"], "pm_user_exits") if r["marks"] else "-",
             delta(r["marks"], "pvsmm_reflections") if r["marks"] else "-",
             delta(r["marks"], "pvsmm_iret_returns") if r["marks"] else "-",
-            r.get("pmprobe", {}).get("outside", "-"), r.get("aligned_ns", "-")))
+            r.get("pmprobe", {}).get("outside", "-"), r.get("aligned_ns", "-"),
+            r.get("clockstep", {}).get("max_offset_ns", "-")))
     with open(os.path.join(TOP, "build/qemu/results.json"), "w") as f:
         json.dump({m: {k: v for k, v in r.items() if k != "lines"}
                    for m, r in results.items()}, f, indent=1)

@@ -26,10 +26,19 @@
 #   accel-s3   accel on the pc machine, but L2 suspends to RAM first and
 #              the RTC wakes it: the registration must be back at the
 #              resume, where no firmware runs
+#   accel-s3-migrate  accel-s3, but migrated while suspended (HMP migrate
+#              once L2 has suspended), the destination woken by HMP
+#              system_wakeup (as virsh dompmwakeup does): the registration
+#              the destination loaded must be back at the resume
+#   accel-kexec  accel, and L2's Linux then boots itself again by kexec
+#              (l2-kexec.cpio.gz): no firmware runs, and the registration,
+#              VM-wide in KVM, must serve the second kernel too
 #   accel-migrate  the same QEMU, migrated once the ROM registered: a
 #              source QEMU (its own frame, accel-migrate-src) saves the VM
 #              to a file, a second QEMU restores it with -incoming and
 #              runs the guest to the end without any firmware running again
+#   seabios-s3  accel-s3 under Debian's QEMU with the shim: the shim
+#              must keep the registration through the wakeup's reset
 #   seabios-hotplug  seabios with a second vCPU hot-plugged (HMP
 #              device_add) once the ROM registered: QEMU loads the new
 #              vCPU's whole state, and the registration must survive it;
@@ -39,7 +48,11 @@
 #              Debian's QEMU, or to the patched one without pvsmm=on: the
 #              destination must refuse it
 #   unregistered-to-stock  the patched QEMU with pvsmm=on but no ROM:
-#              nothing registered, and Debian's QEMU takes the guest
+#              nothing registered, and Debian's QEMU takes the guest,
+#              migrated while L2's clockstep watches its time (a window of
+#              $window seconds): it must not step
+#   stock-to-accel  the other way: Debian's QEMU, then the patched one
+#              with pvsmm=on, migrated in the same window
 #   seabios-migrate  seabios migrated like accel-migrate (source frame
 #              seabios-migrate-src): stock QEMU does not carry the
 #              registration, so the restored guest's PM timer reads exit,
@@ -56,6 +69,9 @@ dir=/pvsmm
 append="console=ttyS0 clocksource=acpi_pm loglevel=4 panic=-1"
 append="$append pmcheck_calls=$calls pmcheck_pairs=$pairs pmcheck_marker=$marker"
 common="-cpu host -machine q35 -m 256 -smp 1 -nodefaults -nographic -no-reboot"
+# The migration window: L2's clockstep watches its time this long while
+# the host migrates it (HMP migrate when L2 says L2-MIGRATE-WINDOW).
+window=15
 base="-enable-kvm $common -serial stdio -monitor none"
 # on MACHINE: the base settings on another machine type than q35.
 on() { echo "-enable-kvm $common -serial stdio -monitor none" | sed "s/-machine q35/-machine $1/"; }
@@ -91,7 +107,8 @@ run() {
 
 # monitored HMP QEMU...: runs QEMU (its arguments after the command) with
 # the serial console in /tmp/serial.log and HMP on a pipe; once the option
-# ROM has registered (or the console shows $ready, when set), writes HMP
+# ROM has registered (or the console shows $ready, when set; at once when
+# $nowait is set), and $settle seconds later (0 unless set), writes HMP
 # (printf format) to the monitor, holding the pipe open until QEMU ends.
 # Prints QEMU's output, then the console and what HMP answered; sets rc.
 monitored() {
@@ -104,13 +121,15 @@ monitored() {
 		-chardev pipe,id=mon,path=/tmp/mon -mon chardev=mon </dev/null 2>&1 &
 	qpid=$!
 	i=0
-	until grep -q "${ready:-pvsmm: registered}" /tmp/serial.log 2>/dev/null; do
+	until [ -n "${nowait:-}" ] ||
+		grep -q "${ready:-pvsmm: registered}" /tmp/serial.log 2>/dev/null; do
 		i=$((i + 1))
 		if ! kill -0 $qpid 2>/dev/null || [ $i -gt 3000 ]; then
 			break
 		fi
 		sleep 0.1
 	done
+	sleep "${settle:-0}"
 	# A FIFO opens for writing only once a reader has it: QEMU, if alive.
 	if kill -0 $qpid 2>/dev/null; then
 		exec 3>/tmp/mon.in
@@ -191,6 +210,12 @@ for mode in "$@"; do
 		run accel env $counting PVSMM_QEMU=$dir/qemu-pvsmm/qemu-system-x86_64 \
 			sh $dir/qemu-pvsmm/qemu-pvsmm -L /usr/share/qemu -accel kvm $common \
 			-serial stdio -monitor none $linux -append "$append" ;;
+	seabios-s3)
+		# As accel-s3 (the pc machine, -kernel for the command line),
+		# but Debian's QEMU, the shim enabling reflection.
+		# shellcheck disable=SC2046,SC2086
+		run $mode env $shim qemu-system-x86_64 $(on pc) $linux \
+			-append "$append pmcheck_s3=2" ;;
 	seabios-hotplug)
 		# One vCPU more may come: the ROM registers on vCPU 0, then
 		# vCPU 1 is plugged in as socket 1 (the topology is spelled
@@ -225,20 +250,27 @@ for mode in "$@"; do
 		# shellcheck disable=SC2086
 		run $mode $dest $xcommon -serial stdio -monitor none $linux \
 			-append "$append" -incoming "exec:cat /tmp/vm.state" ;;
-	unregistered-to-stock)
+	unregistered-to-stock|stock-to-accel)
 		# No ROM, no registration: nothing of pvsmm travels, and a
-		# QEMU without it takes the guest (migrated once SeaBIOS
-		# hands over to the kernel).
-		ready="Booting from ROM"
+		# QEMU with or without it takes the guest, migrated while
+		# its Linux reads the PM timer: both QEMUs' PM timers must
+		# count the same clock (QEMU_CLOCK_VIRTUAL, as nothing
+		# registered), or the guest's time steps.
+		src="$pq -accel kvm,pvsmm=on" dest="qemu-system-x86_64 -enable-kvm"
+		if [ "$mode" = stock-to-accel ]; then
+			src=$dest dest="$pq -accel kvm,pvsmm=on"
+		fi
+		ready=L2-MIGRATE-WINDOW
 		# shellcheck disable=SC2086
-		migrate_source $mode $pq -accel kvm,pvsmm=on $xcommon \
+		migrate_source $mode $src $xcommon \
 			-kernel $dir/vmlinuz -initrd $dir/l2.cpio.gz \
-			-append "$append"
+			-append "$append pmcheck_migrate=$window"
 		unset ready
 		# shellcheck disable=SC2086
-		run $mode qemu-system-x86_64 -enable-kvm $xcommon -serial stdio \
+		run $mode $dest $xcommon -serial stdio \
 			-monitor none -kernel $dir/vmlinuz \
-			-initrd $dir/l2.cpio.gz -append "$append" \
+			-initrd $dir/l2.cpio.gz \
+			-append "$append pmcheck_migrate=$window" \
 			-incoming "exec:cat /tmp/vm.state" ;;
 	accel-s3)
 		# Suspend to RAM right after boot, woken by the RTC: no firmware
@@ -251,6 +283,31 @@ for mode in "$@"; do
 			$(echo "$common" | sed "s/-machine q35/-machine pc/") \
 			-serial stdio -monitor none $linux \
 			-append "$append pmcheck_s3=2" ;;
+	accel-s3-migrate)
+		# The source suspends L2 (its RTC alarm set far off) and is
+		# migrated once suspended; the destination loads it suspended,
+		# and HMP wakes it.
+		pc=$(echo "$common" | sed "s/-machine q35/-machine pc/")
+		ready="L2-S3 suspending" settle=5
+		# shellcheck disable=SC2086
+		migrate_source $mode $pq -accel kvm,pvsmm=on $pc $linux \
+			-append "$append pmcheck_s3=600"
+		unset ready settle
+		echo "=== QEMU-RUN $mode"
+		nowait=1 settle=20
+		# shellcheck disable=SC2086
+		monitored 'info status\nsystem_wakeup\ninfo status\n' \
+			env $counting $pq -accel kvm,pvsmm=on $pc $linux \
+			-append "$append pmcheck_s3=600" \
+			-incoming "exec:cat /tmp/vm.state"
+		unset nowait settle
+		echo "=== QEMU-END $mode rc=$rc" ;;
+	accel-kexec)
+		# shellcheck disable=SC2086
+		run accel-kexec env $counting $pq -accel kvm,pvsmm=on $common \
+			-serial stdio -monitor none -option-rom $dir/pvsmm.rom \
+			-kernel $dir/vmlinuz -initrd $dir/l2-kexec.cpio.gz \
+			-append "$append pmcheck_kexec=1" ;;
 	accel-migrate)
 		# shellcheck disable=SC2086
 		migrate_source $mode $pq -accel kvm,pvsmm=on $common $linux \
