@@ -16,11 +16,16 @@
  * copied and checked its descriptor at registration, so what the guest did
  * to its memory since changes nothing.  Any other reset clears it.
  *
- * A guest that asks for S3 in a QEMU that then does not suspend it (it has
- * no _S3 to ask with, unless S3 is on) would keep its registration through
- * its next reboot, until the new firmware registers again: reads of the
- * BIOS in between then go to the old handler, still in RAM, or fall back
- * to userspace if it fails (KVM's failure path); nothing is lost.
+ * The shim cannot see why QEMU resets, only that the guest asked for S3
+ * before.  Two resets after such a request are not wakeups, and keep the
+ * registration into the next boot until its firmware registers again: an
+ * operator's system_reset of a suspended guest, and the next reboot of a
+ * guest whose request QEMU did not act on (it has no _S3 to ask with
+ * unless S3 is on).  The BIOS's reads in between go to the old handler,
+ * still in RAM, and KVM writes the old save area, which the new BIOS may
+ * use for something else by then; the worst is that this one boot of that
+ * guest fails.  The patched QEMU (host/qemu) knows a wakeup from a reset
+ * and has neither case.
  */
 #ifndef PVSMM_SHIM_S3_RESUME_H
 #define PVSMM_SHIM_S3_RESUME_H
