@@ -528,10 +528,14 @@ static int check_tables(const struct pvsmm_descriptor *d,
 	return PVSMM_STATUS_OK;
 }
 
-static int validate(const struct pvsmm_descriptor *d,
-		    const struct pvsmm_guest_mem *mem,
-		    unsigned int online_vcpus, uint64_t pdptes[4])
+int pvsmm_validate_descriptor(const struct pvsmm_descriptor *d,
+			      const struct pvsmm_guest_mem *mem,
+			      unsigned int online_vcpus, uint64_t *pae_pdptes)
 {
+	uint64_t scratch[4];
+	uint64_t *pdptes = pae_pdptes ? pae_pdptes : scratch;
+
+	memset(pdptes, 0, sizeof(scratch));
 	if (d->magic != PVSMM_DESC_MAGIC)
 		return PVSMM_STATUS_BAD_MAGIC;
 	if (d->version != PVSMM_ABI_VERSION)
@@ -552,17 +556,5 @@ static int validate(const struct pvsmm_descriptor *d,
 		status = check_vas(d);
 	if (status == PVSMM_STATUS_OK)
 		status = check_tables(d, mem, pdptes);
-	return status;
-}
-
-int pvsmm_validate_descriptor(const struct pvsmm_descriptor *d,
-			      const struct pvsmm_guest_mem *mem,
-			      unsigned int online_vcpus, uint64_t *pae_pdptes)
-{
-	uint64_t pdptes[4] = { 0 };
-	int status = validate(d, mem, online_vcpus, pdptes);
-
-	if (pae_pdptes)
-		memcpy(pae_pdptes, pdptes, sizeof(pdptes));
 	return status;
 }
