@@ -127,10 +127,20 @@ esac
 printf '#!/bin/sh\nprintf "%%s\\n" "$@"\n' >"$work/print-args"
 chmod 755 "$work/print-args"
 kvm_argv=$(printf '%s\n' "$argv" | sed 's/ -accel tcg / -accel kvm /')
-wrapped=$(eval "set -- $kvm_argv"; while [ $# -gt 0 ] && [ "${1#*=}" != "$1" ]; do shift; done
-	shift; PVSMM_QEMU=$work/print-args "$top/host/libvirt/qemu-pvsmm" "$@")
-expected=$(eval "set -- $kvm_argv"; while [ $# -gt 0 ] && [ "${1#*=}" != "$1" ]; do shift; done
-	shift; printf '%s\n' "$@" | sed 's/^kvm$/kvm,pvsmm=on/')
+# qemu_args CMD [ARG]: runs CMD [ARG] with QEMU's arguments from
+# libvirt's line, the environment assignments and the emulator left out.
+qemu_args() {
+	cmd=$1 arg=${2-}
+	eval "set -- $kvm_argv"
+	while [ $# -gt 0 ] && [ "${1#*=}" != "$1" ]; do
+		shift
+	done
+	shift
+	"$cmd" ${arg:+"$arg"} "$@"
+}
+wrapped=$(export PVSMM_QEMU="$work/print-args"
+	qemu_args "$top/host/libvirt/qemu-pvsmm")
+expected=$(qemu_args printf '%s\n' | sed 's/^kvm$/kvm,pvsmm=on/')
 [ -n "$wrapped" ] && [ "$wrapped" = "$expected" ] && [ "$(printf '%s\n' "$wrapped" | grep -cx 'kvm,pvsmm=on')" = 1 ]
 check "qemu-pvsmm: libvirt's -accel kvm becomes kvm,pvsmm=on, nothing else changes" $? "$wrapped"
 wrapped=$(PVSMM_QEMU=$work/print-args PVSMM_ACCEL_PROPS=pvsmm=on,pvsmm-window=on \
