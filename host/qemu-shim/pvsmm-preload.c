@@ -290,15 +290,19 @@ static int on_run(int fd, void *arg)
 		return shim_real_ioctl(fd, KVM_RUN, arg);
 	map_run(v, fd);
 	do {
-		if (v->run)
+		if (v->run) {
 			epoch_before_run(v);
+			s3_before_run(v);
+		}
 		r = shim_real_ioctl(fd, KVM_RUN, arg);
 		saved = errno;
-		if (r != 0 || !v->run)
+		if (!v->run)
+			break;
+		s3_after_run(v, r);
+		if (r != 0)
 			break;
 		epoch_after_run(v);
 		report_after_run(v);
-		s3_after_run(v);
 	} while (pm_serve_exit(v));
 	errno = saved;
 	return r;

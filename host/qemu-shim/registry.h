@@ -22,7 +22,8 @@ struct shim_vm {
 	int kvm_fd;		/* the /dev/kvm fd it came from */
 	bool reflecting;	/* KVM_CAP_PVSMM_REFLECT enabled */
 	int run_size;		/* KVM_GET_VCPU_MMAP_SIZE */
-	atomic_bool suspending;	/* the guest asked for S3 (s3_resume.h) */
+	atomic_int s3;		/* how far a suspend went (s3_resume.c) */
+	atomic_int s3_vcpu;	/* the vCPU that asked for it */
 };
 
 struct shim_vcpu {

@@ -8,30 +8,64 @@
 #include "s3_resume.h"
 
 #define PM1_CNT_BELOW_TMR	4	/* PM base + 4 and PM base + 8 */
-#define PM1_CNT_SLP_EN		(1u << 13)
-#define PM1_CNT_SLP_TYP(v)	(((v) >> 10) & 7)
+/* PM1a_CNT's high byte: SLP_EN is bit 13 of the register, SLP_TYP 12:10. */
+#define HIGH_SLP_EN		(1u << 5)
+#define HIGH_SLP_TYP(b)		(((b) >> 2) & 7)
 #define QEMU_SLP_TYP_S3		1
 
-void s3_after_run(struct shim_vcpu *v)
-{
-	const struct kvm_run *run = v->run;
-	uint16_t value;
+/* The states of shim_vm.s3 (s3_resume.h's steps). */
+enum { S3_NONE, S3_ASKED, S3_STOPPED };
 
-	if (!v->vm->reflecting || run->exit_reason != KVM_EXIT_IO ||
-	    run->io.direction != KVM_EXIT_IO_OUT ||
-	    run->io.port != shim_cfg.first_port - PM1_CNT_BELOW_TMR ||
-	    run->io.size != 2 || run->io.count != 1)
+/* Does this exit write S3 into PM1a_CNT's high byte? */
+static bool asks_for_s3(const struct kvm_run *run)
+{
+	uint16_t cnt = (uint16_t)(shim_cfg.first_port - PM1_CNT_BELOW_TMR);
+	const uint8_t *last;
+	uint8_t high;
+
+	if (run->exit_reason != KVM_EXIT_IO ||
+	    run->io.direction != KVM_EXIT_IO_OUT || run->io.count < 1)
+		return false;
+	/* A string OUT leaves the last element in the register. */
+	last = (const uint8_t *)run + run->io.data_offset +
+	       (size_t)(run->io.count - 1) * run->io.size;
+	if (run->io.port == cnt && run->io.size >= 2)
+		high = last[1];
+	else if (run->io.port == cnt + 1)
+		high = last[0];
+	else
+		return false;
+	return (high & HIGH_SLP_EN) && HIGH_SLP_TYP(high) == QEMU_SLP_TYP_S3;
+}
+
+void s3_before_run(struct shim_vcpu *v)
+{
+	struct shim_vm *vm = v->vm;
+
+	if (atomic_load(&vm->s3) != S3_ASKED ||
+	    atomic_load(&vm->s3_vcpu) != v->id)
 		return;
-	memcpy(&value, (const uint8_t *)run + run->io.data_offset, sizeof(value));
-	if (!(value & PM1_CNT_SLP_EN) || PM1_CNT_SLP_TYP(value) != QEMU_SLP_TYP_S3)
+	/* QEMU re-enters only to complete the OUT, if it stops this vCPU. */
+	atomic_store(&vm->s3, v->run->immediate_exit ? S3_STOPPED : S3_NONE);
+}
+
+void s3_after_run(struct shim_vcpu *v, int r)
+{
+	struct shim_vm *vm = v->vm;
+
+	if (r != 0)		/* EINTR: the guest did not run */
 		return;
-	atomic_store(&v->vm->suspending, true);
-	if (shim_cfg.verbose)
-		shim_log("vCPU %d: the guest suspends to RAM: its registration "
-			 "is kept for the resume", v->id);
+	if (vm->reflecting && asks_for_s3(v->run)) {
+		atomic_store(&vm->s3_vcpu, v->id);
+		atomic_store(&vm->s3, S3_ASKED);
+		if (shim_cfg.verbose)
+			shim_log("vCPU %d: the guest asks for S3", v->id);
+		return;
+	}
+	atomic_store(&vm->s3, S3_NONE);	/* the guest runs on */
 }
 
 bool s3_resume_reset(struct shim_vm *vm)
 {
-	return atomic_exchange(&vm->suspending, false);
+	return atomic_exchange(&vm->s3, S3_NONE) == S3_STOPPED;
 }

@@ -52,11 +52,11 @@ void fake_vcpu_queue_in(struct fake_vcpu *f, uint16_t port, uint8_t size,
 }
 
 void fake_vcpu_queue_out(struct fake_vcpu *f, uint16_t port, uint8_t size,
-			 uint32_t value)
+			 uint32_t count, uint32_t value)
 {
 	struct kvm_run *e = &f->exits[f->nr_exits];
 
-	fake_vcpu_queue_in(f, port, size, 1);
+	fake_vcpu_queue_in(f, port, size, count);
 	e->io.direction = KVM_EXIT_IO_OUT;
 	f->out_value[f->nr_exits - 1] = value;
 }
@@ -98,6 +98,19 @@ static int run(struct fake_vcpu *f)
 {
 	const struct kvm_run *prev = f->runs ? &f->exits[f->runs - 1] : NULL;
 
+	/* The guest ran until a signal kicked the vCPU out. */
+	if (f->signal_next) {
+		f->signal_next = false;
+		errno = EINTR;
+		return -1;
+	}
+	/* As KVM: leave at once, the guest not run, when userspace asks. */
+	if (f->run->immediate_exit) {
+		f->immediate_exits++;
+		errno = EINTR;
+		return -1;
+	}
+
 	/* What the shim left for the previous IN, as KVM would consume it. */
 	if (prev && prev->exit_reason == KVM_EXIT_IO && f->runs <= 4)
 		memcpy(f->seen_in[f->runs - 1],
@@ -109,7 +122,9 @@ static int run(struct fake_vcpu *f)
 		f->run->exit_reason = f->exits[f->runs].exit_reason;
 		f->run->io = f->exits[f->runs].io;
 		memset(data, 0xee, 64);	/* stale bytes the shim must cover */
-		memcpy(data, &f->out_value[f->runs], f->run->io.size);
+		/* A string OUT: the value is the last element. */
+		memcpy(data + (size_t)(f->run->io.count - 1) * f->run->io.size,
+		       &f->out_value[f->runs], f->run->io.size);
 	} else {
 		f->run->exit_reason = KVM_EXIT_HLT;
 	}

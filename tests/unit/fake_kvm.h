@@ -25,8 +25,10 @@ struct fake_vcpu {
 	int register_writes;	/* KVM_SET_MSRS that wrote it */
 	/* KVM_RUN: the exits it returns, one per call; then KVM_EXIT_HLT. */
 	struct kvm_run exits[4];
-	uint32_t out_value[4];	/* what an OUT exit writes */
+	uint32_t out_value[4];	/* what an OUT exit writes (the last element) */
 	int nr_exits, runs;
+	int immediate_exits;	/* KVM_RUNs left at once (immediate_exit) */
+	bool signal_next;	/* the next KVM_RUN runs until a signal: EINTR */
 	uint8_t seen_in[4][8];	/* data the shim left for each IN exit */
 };
 
@@ -39,8 +41,8 @@ struct fake_vcpu *fake_vcpu_new(int id);
 /* An IN exit for the next KVM_RUN. */
 void fake_vcpu_queue_in(struct fake_vcpu *f, uint16_t port, uint8_t size,
 			uint32_t count);
-/* An OUT of value, size bytes, for the next KVM_RUN. */
+/* An OUT of count elements of size bytes, the last one value. */
 void fake_vcpu_queue_out(struct fake_vcpu *f, uint16_t port, uint8_t size,
-			 uint32_t value);
+			 uint32_t count, uint32_t value);
 
 #endif

@@ -125,55 +125,112 @@ static void set_reset_state(struct fake_vcpu *f)
 					       .base = 0xffff0000 } };
 }
 
-/* The guest writes PM1a_CNT (a KVM_RUN that returns its OUT exit). */
-static void write_pm1_cnt(struct fake_vcpu *f, uint16_t port, uint8_t size,
-			  uint16_t value)
+/* A KVM_RUN of f that returns its OUT exit: the guest writes a port. */
+static void guest_out(struct fake_vcpu *f, uint16_t port, uint8_t size,
+		      uint32_t count, uint32_t value)
 {
 	f->nr_exits = f->runs = 0;
-	fake_vcpu_queue_out(f, port, size, value);
+	fake_vcpu_queue_out(f, port, size, count, value);
 	CHECK(ioctl(f->fd, KVM_RUN, 0) == 0 && f->runs == 1,
 	      "OUT %#x to %#x", value, port);
 }
 
+/* QEMU stopping f at once after its exit, as for a suspend request. */
+static void qemu_stops(struct fake_vcpu *f)
+{
+	int before = f->immediate_exits;
+
+	f->run->immediate_exit = 1;
+	CHECK(ioctl(f->fd, KVM_RUN, 0) == -1 && errno == EINTR &&
+	      f->immediate_exits == before + 1, "immediate exit");
+	f->run->immediate_exit = 0;
+}
+
+/* A KVM_RUN of f in which the guest runs and exits (HLT). */
+static void guest_runs(struct fake_vcpu *f)
+{
+	f->nr_exits = f->runs = 0;
+	CHECK(ioctl(f->fd, KVM_RUN, 0) == 0 && f->runs == 1, "guest ran");
+}
+
+/* Whether the BSP's next reset load keeps the registration. */
+static bool reset_keeps(struct fake_vcpu *bsp)
+{
+	const uint64_t reg = 0x9000 | PVSMM_MSR_ENABLE;
+
+	bsp->registration = reg;
+	bsp->register_writes = 0;
+	CHECK(load_whole_vcpu(bsp) == 2, "reset load");
+	return bsp->registration == reg && !bsp->register_writes;
+}
+
 /*
  * S3 (s3_resume.h): the wakeup's reset keeps the registration, since no
- * firmware registers at a resume; every other reset clears it, and only a
- * request for S3 (SLP_EN, SLP_TYP 1, a word to PM1a_CNT) is one.
+ * firmware registers at a resume; every other reset clears it.  A wakeup
+ * is a request for S3 (SLP_EN, SLP_TYP 1 in PM1a_CNT) that QEMU acted on
+ * by stopping the vCPU at once, no guest code running after it.
  */
-static void test_s3(struct fake_vcpu *bsp)
+static void test_s3(struct fake_vcpu *bsp, struct fake_vcpu *ap)
 {
 	static const struct {
 		uint16_t port;
 		uint8_t size;
+		uint32_t count;
 		uint16_t value;
 		const char *what;
-	} not_s3[] = {
-		{ PM_PORT - 4, 2, 0x2000, "S5 (SLP_TYP 0)" },
-		{ PM_PORT - 4, 2, 0x0400, "SLP_TYP 1 without SLP_EN" },
-		{ PM_PORT - 4, 2, 0x2800, "SLP_TYP 2" },
-		{ PM_PORT - 4, 1, 0x24, "a byte" },
-		{ PM_PORT - 8, 2, 0x2400, "PM1a_EVT" },
-		{ 0x3f8, 2, 0x2400, "another port" },
+	} requests[] = {
+		{ PM_PORT - 4, 2, 1, 0x2400, "a word" },
+		{ PM_PORT - 3, 1, 1, 0x24, "the high byte" },
+		{ PM_PORT - 4, 2, 2, 0x2400, "the last word of OUTSW" },
+	}, not_s3[] = {
+		{ PM_PORT - 4, 2, 1, 0x2000, "S5 (SLP_TYP 0)" },
+		{ PM_PORT - 4, 2, 1, 0x0400, "SLP_TYP 1 without SLP_EN" },
+		{ PM_PORT - 4, 2, 1, 0x2800, "SLP_TYP 2" },
+		{ PM_PORT - 4, 1, 1, 0x24, "the low byte" },
+		{ PM_PORT - 4, 2, 2, 0x2000, "OUTSW ending in S5" },
+		{ PM_PORT - 8, 2, 1, 0x2400, "PM1a_EVT" },
+		{ 0x3f8, 2, 1, 0x2400, "another port" },
 	};
-	const uint64_t reg = 0x9000 | PVSMM_MSR_ENABLE;
 
+	for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++) {
+		guest_out(bsp, requests[i].port, requests[i].size,
+			  requests[i].count, requests[i].value);
+		qemu_stops(bsp);
+		CHECK(reset_keeps(bsp), "the wakeup after S3 asked by %s keeps it",
+		      requests[i].what);
+		CHECK(!reset_keeps(bsp), "the next reset, a reboot, clears it");
+	}
 	for (size_t i = 0; i < sizeof(not_s3) / sizeof(not_s3[0]); i++) {
-		bsp->registration = reg;
-		bsp->register_writes = 0;
-		write_pm1_cnt(bsp, not_s3[i].port, not_s3[i].size, not_s3[i].value);
-		CHECK(load_whole_vcpu(bsp) == 2 && bsp->registration == 0 &&
-		      bsp->register_writes == 1,
-		      "a reset after %s clears the registration", not_s3[i].what);
+		guest_out(bsp, not_s3[i].port, not_s3[i].size, not_s3[i].count,
+			  not_s3[i].value);
+		qemu_stops(bsp);
+		CHECK(!reset_keeps(bsp), "a reset after %s clears it",
+		      not_s3[i].what);
 	}
 
-	bsp->registration = reg;
-	bsp->register_writes = 0;
-	write_pm1_cnt(bsp, PM_PORT - 4, 2, 0x2400);
-	CHECK(load_whole_vcpu(bsp) == 2 && bsp->registration == reg &&
-	      bsp->register_writes == 0, "the wakeup from S3 keeps it");
-	CHECK(load_whole_vcpu(bsp) == 2 && bsp->registration == 0,
-	      "the next reset, a reboot, clears it again");
-	bsp->nr_exits = bsp->runs = 0;
+	/* What a hostile kernel would try, to take its handler into the next
+	 * boot's firmware: ask for S3 where no device listens, then reset. */
+	guest_out(bsp, PM_PORT - 4, 2, 1, 0x2400);
+	guest_runs(bsp);
+	CHECK(!reset_keeps(bsp), "asked, not stopped (guest ran on): cleared");
+	guest_out(bsp, PM_PORT - 4, 2, 1, 0x2400);
+	bsp->signal_next = true;	/* it spins until a watchdog resets it */
+	CHECK(ioctl(bsp->fd, KVM_RUN, 0) == -1 && errno == EINTR, "kicked");
+	CHECK(!reset_keeps(bsp), "asked, ran on without an exit, reset by the "
+	      "host: cleared");
+	guest_out(bsp, PM_PORT - 4, 2, 1, 0x2400);
+	qemu_stops(bsp);
+	guest_runs(ap);
+	CHECK(!reset_keeps(bsp), "stopped, but another vCPU ran: cleared");
+	guest_out(bsp, PM_PORT - 4, 2, 1, 0x2400);
+	qemu_stops(ap);
+	guest_runs(bsp);
+	CHECK(!reset_keeps(bsp), "another vCPU stopped, the asker ran: cleared");
+	guest_out(bsp, PM_PORT - 4, 2, 1, 0x2400);
+	qemu_stops(bsp);
+	guest_out(bsp, 0xcf9, 1, 1, 0x06);
+	CHECK(!reset_keeps(bsp), "a reset asked through 0xcf9 after: cleared");
+	bsp->nr_exits = bsp->runs = ap->nr_exits = ap->runs = 0;
 }
 
 static void test_wrapper(void)
@@ -223,7 +280,7 @@ static void test_wrapper(void)
 	CHECK(load_whole_vcpu(bsp) == 2, "reset load");
 	CHECK(bsp->register_writes == 1 && bsp->registration == 0,
 	      "reset clears the registration (%d writes)", bsp->register_writes);
-	test_s3(bsp);
+	test_s3(bsp, ap);
 
 	/* PM timer reads that exit: served from kvmclock, QEMU sees none. */
 	fake_clock_ns = 1000000000ull;	/* 3579545 ticks */
@@ -262,8 +319,8 @@ static void test_marks_take_no_vcpu_lock(void)
 	CHECK(fake_stats_fd_requests == before + 1,
 	      "stats fd asked for once, at creation");
 	before = fake_stats_fd_requests;
-	fake_vcpu_queue_out(f, MARKER_PORT, 1, 1);
-	fake_vcpu_queue_out(f, MARKER_PORT, 1, 2);
+	fake_vcpu_queue_out(f, MARKER_PORT, 1, 1, 1);
+	fake_vcpu_queue_out(f, MARKER_PORT, 1, 1, 2);
 	CHECK(ioctl(f->fd, KVM_RUN, 0) == 0 && ioctl(f->fd, KVM_RUN, 0) == 0 &&
 	      f->runs == 2, "two marks");
 	CHECK(fake_stats_fd_requests == before,
