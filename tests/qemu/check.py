@@ -97,12 +97,16 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 # Linux's clocksource watchdog margin (WATCHDOG_MAX_SKEW, 6.1): two clocks
 # that differ by no more over an interval agree.
 WATCHDOG_SKEW_NS = 100 * 1000
-# clockstep's bound on the PM timer's offset from the TSC across a
-# migration.  QEMU's own migration leaves a few milliseconds (it stops its
-# virtual clock, then reads the TSC it migrates: up to 8 ms in the lab),
-# while QEMU_CLOCK_VIRTUAL and kvmclock lie as far apart as the time
-# between creating the VM and starting it (180 and 364 ms in the lab).
-CLOCKSTEP_MAX_NS = 50 * 1000 * 1000
+# What a migration may do to the guest's time in the window modes.  A PM
+# timer that changes clocks steps it by the distance between kvmclock and
+# QEMU_CLOCK_VIRTUAL (about the time between creating the VM and starting
+# it: 149 to 364 ms in the lab), which pmprobe measures in the guest.
+# QEMU's own migration moves CLOCK_MONOTONIC against the TSC a little too
+# (it stops the virtual clock, then pauses the vCPUs and reads the TSC it
+# migrates): 4 to 33 ms in the lab, more the busier L1 is.  So the offset
+# must stay within half the distance, and the distance must be large
+# enough for that to mean something.
+CLOCKS_APART_MIN_NS = 100 * 1000 * 1000
 # The modes migrated while L2's clockstep watches its time.
 WINDOW_MODES = ("unregistered-to-stock", "stock-to-accel")
 sys.dont_write_bytecode = True  # keep the source tree clean
@@ -298,10 +302,14 @@ def check_window(c, mode, src, r):
     c.check(mode, "migrated inside the window",
             "L2-MIGRATE-WINDOW" in src_text and "CLOCKSTEP" not in src_text
             and "clockstep" in r)
+    distance = abs(r.get("pmprobe", {}).get("kvmclock_minus_pm_ns", 0))
+    c.check(mode, "kvmclock and the PM timer far enough apart for a step "
+            "to show", distance >= CLOCKS_APART_MIN_NS, str(distance))
     step = r.get("clockstep", {})
-    c.check(mode, "time did not step across the migration",
-            step.get("samples", 0) > 0 and step.get("backward") == 0 and
-            step.get("max_offset_ns", 10**12) <= CLOCKSTEP_MAX_NS, str(step))
+    c.check(mode, "time did not step across the migration (offset within "
+            "half the clocks' distance)", step.get("samples", 0) > 0 and
+            step.get("max_offset_ns", 10**12) <= distance // 2,
+            "%s, distance %d" % (step, distance))
 
 
 def check_kexec(c, mode, run):
@@ -418,6 +426,10 @@ def main():
             c.check(mode, "the guest suspended to RAM and resumed",
                     r.get("s3") == "resumed", str(r.get("s3")))
         if mode == "accel-s3-migrate":
+            src = runs.get(mode + "-src")
+            c.check(mode, "the source migrated the guest suspended",
+                    src is not None and "HMP VM status: paused (suspended)"
+                    in "\n".join(src["lines"]))
             c.check(mode, "the destination loaded the guest suspended",
                     "VM status: paused (suspended)" in
                     "\n".join(run["lines"]))

@@ -145,13 +145,13 @@ monitored() {
 
 # The source of a migration (NAME-src): boots until the option ROM has
 # registered, then HMP "migrate" to a file and "quit" (HMP holds the
-# second command until the migration completed).
+# second command until the migration completed), $pre_hmp before them.
 migrate_source() {
 	name=$1
 	shift
 	rm -f /tmp/vm.state
 	echo "=== QEMU-RUN $name-src"
-	monitored 'migrate "exec:cat > /tmp/vm.state"\nquit\n' "$@"
+	monitored "${pre_hmp:-}"'migrate "exec:cat > /tmp/vm.state"\nquit\n' "$@"
 	echo "vm.state: $(wc -c </tmp/vm.state 2>/dev/null || echo 0) bytes"
 	echo "=== QEMU-END $name-src rc=$rc"
 }
@@ -288,11 +288,11 @@ for mode in "$@"; do
 		# migrated once suspended; the destination loads it suspended,
 		# and HMP wakes it.
 		pc=$(echo "$common" | sed "s/-machine q35/-machine pc/")
-		ready="L2-S3 suspending" settle=5
+		ready="L2-S3 suspending" settle=10 pre_hmp='info status\n'
 		# shellcheck disable=SC2086
 		migrate_source $mode $pq -accel kvm,pvsmm=on $pc $linux \
 			-append "$append pmcheck_s3=600"
-		unset ready settle
+		unset ready settle pre_hmp
 		echo "=== QEMU-RUN $mode"
 		nowait=1 settle=20
 		# shellcheck disable=SC2086

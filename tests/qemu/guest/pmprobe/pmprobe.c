@@ -9,15 +9,26 @@
  * the distances by which it falls outside are reported, in ticks, with
  * one line:
  *
- *   PMPROBE {"port":N,"pairs":N,"outside":N,"max_ahead":N,"max_behind":N}
+ *   PMPROBE {"port":N,"pairs":N,"outside":N,"max_ahead":N,"max_behind":N,
+ *            "kvmclock_minus_pm_ns":N}
  *
  * and the load fails on purpose (-EAGAIN): nothing stays behind.
+ * kvmclock_minus_pm_ns: how far kvmclock (the guest's kvm-clock, whether
+ * or not it is the clocksource) is ahead of the PM timer's count, modulo
+ * the counter's period (4.69 s): 0 where the timer counts kvmclock, the
+ * distance between the two clocks where the VMM counts another.
  */
+#include <linux/clocksource.h>
 #include <linux/io.h>
 #include <linux/irqflags.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 
 #define PM_MASK		0xffffffu
+#define PM_HZ		3579545u
+
+/* kvm-clock's clocksource (arch/x86/kernel/kvmclock.c), in ns. */
+extern struct clocksource kvm_clock;
 
 static uint port;
 module_param(port, uint, 0);
@@ -38,9 +49,11 @@ static long pm_diff(u32 a, u32 b)
 
 static int __init pmprobe_init(void)
 {
-	long max_ahead = 0, max_behind = 0;
+	long max_ahead = 0, max_behind = 0, distance;
 	unsigned long flags;
 	uint i, outside = 0;
+	u64 kvm_ns;
+	u32 pm;
 
 	if (!port || port > 0xfffc)
 		return -EINVAL;
@@ -62,8 +75,15 @@ static int __init pmprobe_init(void)
 		if (pm_diff(q, a) > slack || pm_diff(b, q) > slack)
 			outside++;
 	}
-	pr_emerg("PMPROBE {\"port\":%u,\"pairs\":%u,\"outside\":%u,\"max_ahead\":%ld,\"max_behind\":%ld}\n",
-		 port, pairs, outside, max_ahead, max_behind);
+	local_irq_save(flags);
+	pm = inl(port) & PM_MASK;
+	kvm_ns = kvm_clock.read(&kvm_clock);
+	local_irq_restore(flags);
+	distance = pm_diff(pm, (u32)mul_u64_u32_div(kvm_ns, PM_HZ, NSEC_PER_SEC));
+
+	pr_emerg("PMPROBE {\"port\":%u,\"pairs\":%u,\"outside\":%u,\"max_ahead\":%ld,\"max_behind\":%ld,\"kvmclock_minus_pm_ns\":%lld}\n",
+		 port, pairs, outside, max_ahead, max_behind,
+		 div_s64((s64)distance * NSEC_PER_SEC, PM_HZ));
 	return -EAGAIN;
 }
 
