@@ -5,14 +5,18 @@
 # out of tree, from Debian's linux-source-6.1 against the installed headers
 # of the lab kernel.  Called by the top-level Makefile as "make kvm-modules".
 #
-#   host/kvm/build.sh [--stock] [--check] [--no-selftests] [-j N]
+#   host/kvm/build.sh [--kernel-series 6.1|6.12] [--stock] [--check]
+#                     [--no-selftests] [-j N]
 #
+#   --kernel-series  which Debian kernel and which series (tree.sh): 6.1
+#             (default; patches/, build/kvm) or 6.12 (patches-6.12/,
+#             build/kvm/6.12); also $PVSMM_KSERIES
 #   --stock   build the unpatched modules into build/kvm/stock/ (comparison)
 #   --check   only extract, install the ABI header and apply the series
 #             (no compilation): verifies that the series applies
 #   --no-selftests  the modules only (DKMS)
 #
-# Outputs (relative to the repository root):
+# Outputs (relative to the repository root; for 6.12 under build/kvm/6.12):
 #   build/kvm/src/       the patched source tree (arch/x86/kvm, virt/kvm,
 #                        tools/testing/selftests/kvm, ...)
 #   build/kvm/patched/   kvm.ko kvm-amd.ko kvm-intel.ko (debug info stripped)
@@ -26,28 +30,30 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-KVER=${KVER:-$("$root/tools/kver.sh")}	# Debian's kernel: tools/kver.sh
-KDIR=${KDIR:-/lib/modules/$KVER/build}
 JOBS=${JOBS:-2}
 variant=patched
 check_only=0
 selftests=1
-# shellcheck source=tree.sh
-. "$here/tree.sh"
+usage="usage: $0 [--kernel-series 6.1|6.12] [--stock] [--check] [--no-selftests] [-j N]"
 
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--kernel-series) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
+		kseries=$2; shift ;;
 	--stock) variant=stock ;;
 	--check) check_only=1 ;;
 	--no-selftests) selftests=0 ;;
 	-j) JOBS=$2; shift ;;
 	-j*) JOBS=${1#-j} ;;
-	*) echo "usage: $0 [--stock] [--check] [--no-selftests] [-j N]" >&2; exit 2 ;;
+	*) echo "$usage" >&2; exit 2 ;;
 	esac
 	shift
 done
+# shellcheck source=tree.sh
+. "$here/tree.sh"	# $kseries -> SRC_TAR, patch_dir, out
+KVER=${KVER:-$("$root/tools/kver.sh" "$kseries")}	# Debian's kernel: tools/kver.sh
+KDIR=${KDIR:-/lib/modules/$KVER/build}
 
-out=$root/build/kvm
 if [ $variant = stock ]; then
 	tree=$out/src-stock
 else
@@ -57,7 +63,7 @@ stage=$out/stage-$variant
 dest=$out/$variant
 abi=$root/include/pvsmm/abi.h
 
-[ -r "$SRC_TAR" ] || { echo "missing $SRC_TAR (linux-source-6.1)" >&2; exit 1; }
+[ -r "$SRC_TAR" ] || { echo "missing $SRC_TAR (linux-source-$kseries)" >&2; exit 1; }
 [ -d "$KDIR" ] || { echo "missing $KDIR (linux-headers-$KVER)" >&2; exit 1; }
 
 echo "  EXTRACT $SRC_TAR -> ${stage#$root/}"
@@ -76,8 +82,8 @@ if [ $variant = patched ]; then
 		case "$p" in ''|'#'*) continue ;; esac
 		echo "  PATCH   $p"
 		patch -d "$stage" -p1 --batch --forward --quiet \
-			< "$here/patches/$p"
-	done < "$here/patches/series"
+			< "$patch_dir/$p"
+	done < "$patch_dir/series"
 	find "$stage" -name '*.orig' -delete
 	if ! cmp -s "$abi" "$stage/arch/x86/include/uapi/asm/pvsmm.h"; then
 		echo "series modified asm/pvsmm.h: it must stay identical to include/pvsmm/abi.h" >&2
@@ -101,6 +107,11 @@ cat >> "$mk" <<EOT
 LINUXINCLUDE := -I$tree/arch/x86/include \$(LINUXINCLUDE) \\
 		-I$tree/arch/x86/include/uapi -I$tree/include/trace
 EOT
+# Debian's 6.1 config has CONFIG_KVM_WERROR=y, its 6.12 config not: the
+# 6.12 series is held to the same bar.
+if [ "$kseries" != 6.1 ]; then
+	echo 'ccflags-y += -Werror' >>"$mk"
+fi
 mkdir -p "$stage/include/trace"
 
 # Sync the staging tree into the build tree, keeping the timestamps of
@@ -144,11 +155,24 @@ echo "  DONE    ${dest#$root/}/{kvm,kvm-amd,kvm-intel}.ko"
 # selftests use most, <linux/kvm.h>, only grows; a different version is
 # worth a note, not a failure.
 libc_dev=$(dpkg-query -W -f='${Version}' linux-libc-dev 2>/dev/null || true)
-source_ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || true)
+source_ver=$(dpkg-query -W -f='${Version}' "linux-source-$kseries" 2>/dev/null || true)
 [ "$libc_dev" = "$source_ver" ] ||
-	echo "  NOTE    selftests use linux-libc-dev ${libc_dev:-(none)}, the tree is ${source_ver:-(unknown)}"
+	echo "  NOTE    selftests use linux-libc-dev ${libc_dev:-(none)}${selftest_uapi:+ (the KVM uAPI from the tree)}, the tree is ${source_ver:-(unknown)}"
 khdr=$out/selftests-khdr
 install -D -m 0644 "$abi" "$khdr/asm/pvsmm.h"
+# 6.12's selftests need KVM uAPI that 6.1's linux-libc-dev lacks (guest
+# memfd, memory attributes, kvm_userspace_memory_region2): those headers
+# come from the tree, prepared as "make headers_install" would (the
+# headers' own scripts/headers_install.sh and unifdef).
+for h in $selftest_uapi; do
+	mkdir -p "$khdr/$(dirname "${h#*/uapi/}")"
+	(cd "$KDIR" && scripts/headers_install.sh "$tree/$h" "$khdr/${h#*/uapi/}.new")
+	if cmp -s "$khdr/${h#*/uapi/}.new" "$khdr/${h#*/uapi/}"; then
+		rm -f "$khdr/${h#*/uapi/}.new"
+	else
+		mv -f "$khdr/${h#*/uapi/}.new" "$khdr/${h#*/uapi/}"
+	fi
+done
 st=$tree/tools/testing/selftests/kvm
 progs=$(sed -n 's|^TEST_GEN_PROGS_x86_64 += \(x86_64/pvsmm[a-z0-9_]*\)$|\1|p' "$st/Makefile")
 [ -n "$progs" ] || { echo "selftests: no x86_64/pvsmm* in ${st#$root/}/Makefile" >&2; exit 1; }
