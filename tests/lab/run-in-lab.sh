@@ -27,6 +27,10 @@
 #                     3.5e9 instructions per emulated second too and one
 #                     L1 nanosecond is 3.5 instructions
 #   --modules KIND    stock (Debian's kvm modules) or patched (build/kvm/patched)
+#   --kernel-series S the Debian kernel series L1 boots: 6.1 (default) or
+#                     6.12 (tools/kver.sh S; patched modules from
+#                     build/kvm/6.12/patched); also $PVSMM_KSERIES.
+#                     PVSMM_KVER still names the kernel itself
 #   --smp N           L1 vCPUs (default 1: with --icount, L1 with 2 vCPUs
 #                     was seen to hang at boot; --cpu intel: 1 only)
 #   --mem MIB         L1 memory (default 2048, --cpu intel 1024)
@@ -53,8 +57,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-kver=${PVSMM_KVER:-}	# Debian's kernel (tools/kver.sh) unless set
-[ -n "$kver" ] || kver=$("$top/tools/kver.sh") || { echo "run-in-lab: no kernel version: run 'make deps'" >&2; exit 125; }
+kseries=${PVSMM_KSERIES:-6.1}
 icount=0 modules=stock smp=1 mem='' timeout_s='' with_qemu=0 cpu=amd
 log=$top/build/lab/last-console.log
 extra=()
@@ -70,6 +73,7 @@ while [ $# -gt 0 ]; do
 	--kvm-param) kvm_params+=("${2:?}"); shift ;;
 	--icount) icount=1 ;;
 	--modules) modules=${2:?}; shift ;;
+	--kernel-series) kseries=${2:?}; shift ;;
 	--smp) smp=${2:?}; shift ;;
 	--mem) mem=${2:?}; shift ;;
 	--timeout) timeout_s=${2:?}; shift ;;
@@ -85,6 +89,15 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || { echo "run-in-lab: no command given (see --help)" >&2; exit 2; }
 command=$*
+
+case $kseries in
+6.1) patched_dir=$top/build/kvm/patched ;;
+6.12) patched_dir=$top/build/kvm/6.12/patched ;;
+*) echo "run-in-lab: --kernel-series must be 6.1 or 6.12, not '$kseries'" >&2; exit 2 ;;
+esac
+kver=${PVSMM_KVER:-}	# Debian's kernel (tools/kver.sh) unless set
+[ -n "$kver" ] || kver=$("$top/tools/kver.sh" "$kseries") ||
+	{ echo "run-in-lab: no kernel version: run 'make deps'" >&2; exit 125; }
 
 case $cpu in
 amd) vendor=kvm-amd ; : "${mem:=2048}" "${timeout_s:=600}" ;;
@@ -121,11 +134,29 @@ fi
 
 case $modules in
 stock) kvm_dir=$moddir/arch/x86/kvm ;;
-patched) kvm_dir=$top/build/kvm/patched ;;
+patched) kvm_dir=$patched_dir ;;
 *) die "--modules must be stock or patched, not '$modules'" ;;
 esac
-for m in kvm.ko $vendor.ko; do
-	[ -r "$kvm_dir/$m" ] || die "$kvm_dir/$m missing (patched modules: 'make kvm-modules')"
+# A module as Debian installs it: NAME.ko (6.1) or compressed, NAME.ko.xz
+# (6.12): busybox's insmod loads only plain ELF, so it is unpacked here.
+module_file() {
+	local f
+	for f in "$1.ko" "$1.ko.xz"; do
+		[ -r "$f" ] && { echo "$f"; return 0; }
+	done
+	return 1
+}
+copy_module() {
+	local src
+	src=$(module_file "$1") || die "$1.ko missing"
+	case $src in
+	*.xz) xz -dc "$src" >"$2/$(basename "$1").ko" ;;
+	*) cp "$src" "$2/" ;;
+	esac
+}
+for m in kvm $vendor; do
+	module_file "$kvm_dir/$m" >/dev/null ||
+		die "$kvm_dir/$m.ko missing (patched modules: 'make kvm-modules')"
 done
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/pvsmm-lab.XXXXXX")
@@ -135,12 +166,13 @@ mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,modules,pvsmm,results}
 cp /bin/busybox "$root/bin/busybox"
 # The modules in load order (kvm-amd depends on ccp; kvm-intel does not).
 modules_list="irqbypass kvm $vendor"
-cp "$moddir/virt/lib/irqbypass.ko" "$root/modules/"
+copy_module "$moddir/virt/lib/irqbypass" "$root/modules"
 if [ "$cpu" = amd ]; then
-	cp "$moddir/drivers/crypto/ccp/ccp.ko" "$root/modules/"
+	copy_module "$moddir/drivers/crypto/ccp/ccp" "$root/modules"
 	modules_list="irqbypass ccp kvm $vendor"
 fi
-cp "$kvm_dir/kvm.ko" "$kvm_dir/$vendor.ko" "$root/modules/"
+copy_module "$kvm_dir/kvm" "$root/modules"
+copy_module "$kvm_dir/$vendor" "$root/modules"
 printf '%s\n' "$modules_list" >"$root/modules/order"
 printf '%s\n' "${kvm_params[*]}" >"$root/modules/$vendor.params"
 

@@ -7,16 +7,20 @@
 #
 #   host/kvm/tests/lab-check.sh [--icount] [--reads N] [--vcpus N]
 #	[--cpu amd|intel] [--kvm-param P=V]... [--log FILE]
+#	[--kernel-series 6.1|6.12]
 #
 # With --icount the per-read figures are L1 instructions (deterministic).
 # --cpu intel runs it on kvm-intel under Bochs (tests/lab/run-in-lab.sh),
 # --kvm-param passes kvm-amd / kvm-intel parameters (e.g. ept=0).
+# --kernel-series 6.12 boots Debian's 6.12 kernel with the 6.12 series'
+# modules (build/kvm/6.12/patched, host/kvm/build.sh --kernel-series 6.12);
+# the default is 6.1 (or $PVSMM_KSERIES).
 # Exit status: 0 when everything passed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
-icount=() reads=20000 vcpus=1 lab=()
+icount=() reads=20000 vcpus=1 lab=() kseries=${PVSMM_KSERIES:-6.1}
 usage() {
-	echo "usage: $0 [--icount] [--reads N] [--vcpus N] [--cpu amd|intel] [--kvm-param P=V]... [--log FILE]" >&2
+	echo "usage: $0 [--icount] [--reads N] [--vcpus N] [--cpu amd|intel] [--kvm-param P=V]... [--log FILE] [--kernel-series 6.1|6.12]" >&2
 	exit 2
 }
 while [ $# -gt 0 ]; do
@@ -25,14 +29,20 @@ while [ $# -gt 0 ]; do
 	--reads) reads=${2:?}; shift ;;
 	--vcpus) vcpus=${2:?}; shift ;;
 	--cpu|--kvm-param|--log) [ $# -ge 2 ] || usage; lab+=("$1" "$2"); shift ;;
+	--kernel-series) [ $# -ge 2 ] || usage; kseries=$2; shift ;;
 	*) usage ;;
 	esac
 	shift
 done
 [[ $reads =~ ^[1-9][0-9]*$ && $vcpus =~ ^[1-9][0-9]*$ ]] || usage
 
-[ -r "$root/build/kvm/patched/kvm.ko" ] ||
-	{ echo "lab-check: run host/kvm/build.sh first" >&2; exit 2; }
+case $kseries in
+6.1) kvm=$root/build/kvm ;;
+6.12) kvm=$root/build/kvm/6.12 ;;
+*) usage ;;
+esac
+[ -r "$kvm/patched/kvm.ko" ] ||
+	{ echo "lab-check: run host/kvm/build.sh --kernel-series $kseries first" >&2; exit 2; }
 [ -x "$root/build/host/pvsmm-vmm" ] && [ -r "$root/build/firmware/pvsmm-fw.bin" ] ||
 	{ echo "lab-check: build the VMM and the firmware first (make)" >&2; exit 2; }
 
@@ -48,4 +58,5 @@ for m in user kernel-emu reflect; do
 done
 run --pmtimer=reflect --window
 exit $rc'
-exec "$root/tests/lab/run-in-lab.sh" --modules patched "${icount[@]}" "${lab[@]}" -- "$cmd"
+exec "$root/tests/lab/run-in-lab.sh" --modules patched --kernel-series "$kseries" \
+	"${icount[@]}" "${lab[@]}" -- "$cmd"

@@ -19,12 +19,15 @@
 #      gives no result is tried once more.
 #
 #   host/kvm/tests/selftests-check.sh [--long|--small] [--only NAME...]
-#	[--cpu amd|intel] [--kvm-param P=V]...
+#	[--cpu amd|intel] [--kvm-param P=V]... [--kernel-series 6.1|6.12]
 #
 # --cpu intel runs them on kvm-intel under Bochs (tests/lab/run-in-lab.sh):
 # the shadow-MMU pass then uses ept=0, and there is no LA57 boot (the
 # lab's Skylake-X has no 5-level paging).  --kvm-param passes parameters
-# to the vendor module for every boot.
+# to the vendor module for every boot.  --kernel-series 6.12 boots
+# Debian's 6.12 kernel with the 6.12 series' modules and selftests
+# (build/kvm/6.12, host/kvm/build.sh --kernel-series 6.12); the default is
+# 6.1 (or $PVSMM_KSERIES).
 #
 # Default (make check): 100,000 reflections per paging mode for the
 # page-table check, 10,000 time reads per vCPU, 10,000 fuzzed descriptors.
@@ -34,10 +37,9 @@
 # Exit status: 0 when every test passed (skips are reported, not failures).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
-st=$root/build/kvm/selftests/x86_64
-long=0 small=0 only=() vendor=amd lab_args=()
+long=0 small=0 only=() vendor=amd lab_args=() kseries=${PVSMM_KSERIES:-6.1}
 usage() {
-	echo "usage: $0 [--long|--small] [--only NAME...] [--cpu amd|intel] [--kvm-param P=V]..." >&2
+	echo "usage: $0 [--long|--small] [--only NAME...] [--cpu amd|intel] [--kvm-param P=V]... [--kernel-series 6.1|6.12]" >&2
 	exit 2
 }
 while [ $# -gt 0 ]; do
@@ -48,6 +50,7 @@ while [ $# -gt 0 ]; do
 	--cpu) [ $# -ge 2 ] || usage; vendor=$2; shift
 		[[ $vendor = amd || $vendor = intel ]] || usage ;;
 	--kvm-param) [ $# -ge 2 ] || usage; lab_args+=(--kvm-param "$2"); shift ;;
+	--kernel-series) [ $# -ge 2 ] || usage; kseries=$2; shift ;;
 	*) usage ;;
 	esac
 	shift
@@ -56,8 +59,15 @@ done
 mod=kvm_$vendor tdp=npt
 [ $vendor = intel ] && tdp=ept
 
-[ -r "$root/build/kvm/patched/kvm.ko" ] && ls "$st"/pvsmm_*_test >/dev/null 2>&1 ||
-	{ echo "selftests-check: run host/kvm/build.sh first" >&2; exit 2; }
+case $kseries in
+6.1) kvm=$root/build/kvm ;;
+6.12) kvm=$root/build/kvm/6.12 ;;
+*) usage ;;
+esac
+lab_args+=(--kernel-series "$kseries")
+st=$kvm/selftests/x86_64
+[ -r "$kvm/patched/kvm.ko" ] && ls "$st"/pvsmm_*_test >/dev/null 2>&1 ||
+	{ echo "selftests-check: run host/kvm/build.sh --kernel-series $kseries first" >&2; exit 2; }
 
 if [ $long = 1 ]; then
 	env='PVSMM_TEST_REFLECTIONS=1000000 PVSMM_TEST_TIME_READS=200000 PVSMM_TEST_FUZZ_CASES=200000'
