@@ -26,6 +26,12 @@
 #            domain XML of host/libvirt/ (make libvirt-check: no daemon
 #            runs, the embedded driver converts the XML)
 #   all      every set (make deps, make check)
+#   lab-6.12 not part of all: Debian's 6.12 kernel for the port of the
+#            series (host/kvm/build.sh --kernel-series 6.12), from
+#            bookworm-security, which has no metapackage for it: the
+#            candidate linux-source-6.12 and, pinned to its very version,
+#            linux-image-<abi>-unsigned, linux-headers-<abi> (tools/kver.sh
+#            6.12 checks that they match)
 #
 # The Intel lab (tests/lab/intel.mk, part of the lab set) builds its own
 # Bochs (g++) and boots L1 from a CD (Bochs's BIOS and VGA BIOS, grub).
@@ -43,7 +49,7 @@ lab="qemu-system-x86 busybox-static cpio xz-utils patch linux-image-amd64
 install="dkms"
 libvirt="libvirt-clients libvirt-daemon libvirt-daemon-driver-qemu"
 
-packages="" need_i386=0
+packages="" need_i386=0 lab612=0
 [ $# -gt 0 ] || set -- all
 for set in "$@"; do
 	case $set in
@@ -54,13 +60,28 @@ for set in "$@"; do
 	install) packages="$packages $install" ;;
 	libvirt) packages="$packages $libvirt" ;;
 	all) packages="$packages $build $unit $uefi $lab $install $libvirt" ;;
-	*) echo "install-deps: unknown set '$set' (build, unit, uefi, lab, install, libvirt, all)" >&2
+	lab-6.12) packages="$packages $build $unit $lab"; lab612=1 ;;
+	*) echo "install-deps: unknown set '$set' (build, unit, uefi, lab, install, libvirt, all, lab-6.12)" >&2
 	   exit 2 ;;
 	esac
-	case $set in lab|all)
+	case $set in lab|all|lab-6.12)
 		dpkg --print-foreign-architectures | grep -qx i386 || need_i386=1 ;;
 	esac
 done
+
+# The 6.12 kernel: installed as one version, or resolved from the candidate
+# linux-source-6.12 (after apt-get update, below).
+lab612_pkgs() {
+	local v abi
+	v=$(apt-cache policy linux-source-6.12 2>/dev/null | sed -n 's/^ *Candidate: //p')
+	case $v in ''|'(none)') echo "install-deps: no linux-source-6.12 candidate (bookworm-security in the apt sources?)" >&2; return 1 ;; esac
+	abi=${v%%-*}+deb12-amd64
+	echo "linux-source-6.12=$v linux-image-$abi-unsigned=$v linux-headers-$abi=$v"
+}
+lab612_missing=0
+if [ $lab612 = 1 ] && ! "$(dirname "$0")/kver.sh" 6.12 >/dev/null 2>&1; then
+	lab612_missing=1
+fi
 
 missing=""
 for p in $packages; do
@@ -68,11 +89,12 @@ for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 		missing="$missing $p"
 done
-[ -z "$missing" ] && [ $need_i386 = 0 ] && exit 0
+[ -z "$missing" ] && [ $need_i386 = 0 ] && [ $lab612_missing = 0 ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then
 	[ -n "$missing" ] && echo "install-deps: missing Debian packages:$missing" >&2
 	[ $need_i386 = 1 ] && echo "install-deps: the i386 architecture is not enabled" >&2
+	[ $lab612_missing = 1 ] && echo "install-deps: Debian's 6.12 kernel (image, headers, source of one version) is missing" >&2
 	echo "install-deps: run 'sudo make deps' (or apt-get install them)" >&2
 	exit 1
 fi
@@ -94,6 +116,9 @@ for try in 1 2 3; do
 	echo "install-deps: apt-get update failed (try $try of 3); again in $((try * 30)) s" >&2
 	sleep $((try * 30))
 done
+if [ $lab612_missing = 1 ]; then
+	missing="$missing $(lab612_pkgs)" || exit 1
+fi
 [ -z "$missing" ] && exit 0
 echo "install-deps: installing$missing"
 # shellcheck disable=SC2086
