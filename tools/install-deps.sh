@@ -72,7 +72,6 @@ done
 # The 6.12 kernel: installed as one version, or resolved from the candidate
 # linux-source-6.12 (after apt-get update, below).
 lab612_pkgs() {
-	local v abi
 	v=$(apt-cache policy linux-source-6.12 2>/dev/null | sed -n 's/^ *Candidate: //p')
 	case $v in ''|'(none)') echo "install-deps: no linux-source-6.12 candidate (bookworm-security in the apt sources?)" >&2; return 1 ;; esac
 	abi=${v%%-*}+deb12-amd64

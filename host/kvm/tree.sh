@@ -20,7 +20,7 @@
 #                      installed by build.sh with headers_install.sh)
 # Paths are relative to the top of the kernel tree.  Needs $here (host/kvm)
 # and $root (the repository) set by the caller.
-# shellcheck shell=bash disable=SC2034
+# shellcheck shell=bash disable=SC2034,SC2154
 kseries=${kseries:-${PVSMM_KSERIES:-6.1}}
 case $kseries in
 6.1) patch_dir=$here/patches out=$root/build/kvm ;;
