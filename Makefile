@@ -107,16 +107,18 @@ libvirt-check:
 include tests/lab/intel.mk
 
 check: abi-check unit firmware-check kvm-checkpatch kvm-fuzz lab-check kvm-lab-check kvm-selftests \
-	lab-check-patched guest-check qemu-check-quick libvirt-check dkms-check intel-check
+	lab-check-patched check-6.12 guest-check qemu-check-quick libvirt-check dkms-check \
+	intel-check
 
 # What does not fit make check's hour on two cores: the QEMU builds and
-# their modes (qemu-check), the Intel lab's full suites.
-check-full: check qemu-check check-intel-full
+# their modes (qemu-check), the Intel lab's full suites, the self-test's
+# lab-check on the 6.12 series.
+check-full: check qemu-check check-intel-full lab-check-patched-6.12
 
 stress: kvm-stress
 
-demo: all kvm-modules qemu-lab | deps-lab
-	tools/compare.py
+demo: all kvm-modules kvm-modules-6.12 qemu-lab | deps-lab
+	tools/compare.py --kernel-series 6.1,6.12
 
 clean:
 	rm -rf $(BUILD)

@@ -6,7 +6,10 @@ Boots the nested KVM lab once under `-icount shift=0,sleep=off` (so one
 L1 nanosecond is one instruction and the figures repeat exactly), runs the
 firmware's PM timer read loop under pvsmm-vmm in each available mode, and
 prints per read: instructions, KVM exits, exits to userspace and
-reflections.  The same rows go to results/compare.json.
+reflections.  The same rows go to results/compare.json.  With
+--kernel-series 6.1,6.12 it boots the lab once per Debian kernel series,
+each with its own patched modules (host/kvm/patches-6.12/ for 6.12), and
+compares each ratio of 6.12 with 6.1's (within 5%, the design's bar).
 
 Rows: `user` (the VMM's userspace PM timer, QEMU's path today),
 `kernel-emu` (the in-kernel comparator) and `private` (KVM reflects on the
@@ -141,6 +144,80 @@ def plan(modules, vcpus_list, reads):
     return runs
 
 
+# The 6.12 port against 6.1: the same ratio may differ by this much.
+KERNEL_RATIO_TOLERANCE = 0.05
+
+
+def patched_built(series):
+    sub = "" if series == "6.1" else series + "/"
+    return os.path.exists(os.path.join(TOP, "build/kvm/%spatched/kvm.ko" % sub))
+
+
+def kernel_comparison(ratios, series):
+    """Each ratio of a later kernel series against the first one's."""
+    first = {(r["path"], r["guest_mode"], r["vcpus"]): r
+             for r in ratios if r["kernel"] == series[0]}
+    out = []
+    for r in ratios:
+        base = first.get((r["path"], r["guest_mode"], r["vcpus"]))
+        if r["kernel"] == series[0] or not base:
+            continue
+        change = round(r["ratio"] / base["ratio"] - 1, 3)
+        out.append({"path": r["path"], "guest_mode": r["guest_mode"],
+                    "vcpus": r["vcpus"], "over": r["over"],
+                    "kernel": r["kernel"], "base_kernel": series[0],
+                    "ratio": r["ratio"], "base_ratio": base["ratio"],
+                    "change": change,
+                    "within": abs(change) <= KERNEL_RATIO_TOLERANCE})
+    return out
+
+
+def run_series(args, series, lab_name, params):
+    """One lab boot on Debian's kernel of this series: its rows and ratios
+    (tagged with the series), and whether a run failed."""
+    os.environ["PVSMM_KSERIES"] = series	# run-in-lab.sh, tools/kver.sh
+    modules = args.modules
+    if modules == "auto":
+        modules = "patched" if patched_built(series) else "stock"
+    runs = plan(modules, [int(v) for v in args.vcpus.split(",")], args.reads)
+    others = {}
+    rc, _ = lab.run_lab(runs, modules=modules, icount=True, cpu=args.cpu,
+                        kvm_params=args.kvm_param, timeout=2400,
+                        prologue=lab.framed("tsc", "dmesg | grep -m1 'MHz TSC'"),
+                        others=others)
+    failed = [r for r in runs if r.rc != 0 or r.stats is None]
+    for r in failed:
+        print("compare: %s: run %s failed (rc=%s):" % (series, r.describe(), r.rc),
+              file=sys.stderr)
+        print("\n".join("    " + l for l in r.output[-20:]), file=sys.stderr)
+    instr_per_ns, clock = 1.0, "icount: 1 instruction = 1 ns"
+    if args.cpu == "intel":
+        # Bochs: the TSC counts instructions; L1's clock runs on it at the
+        # rate its kernel logged ("tsc: Detected 3500.000 MHz TSC").
+        m = re.search(r"Detected ([0-9.]+) MHz TSC",
+                      "\n".join(others.get("tsc", {}).get("output", [])))
+        if not m:
+            print("compare: %s: no TSC rate in L1's kernel log" % series,
+                  file=sys.stderr)
+            return modules, clock, instr_per_ns, [], [], True
+        instr_per_ns = float(m.group(1)) / 1000
+        clock = "Bochs: 1 L1 ns = %.4f instructions (TSC)" % instr_per_ns
+    rows = [dict(row_of(r, instr_per_ns), kernel=series)
+            for r in runs if r not in failed]
+    print("pvsmm: PM timer read cost in the nested KVM lab (%s%s, Linux %s, "
+          "%s KVM modules, %s; lab proxies, not hardware time)" %
+          (lab_name, params, series, modules, clock))
+    print_table(rows)
+    ratios = [dict(r, kernel=series) for r in ratios_of(rows)]
+    for r in ratios:
+        print("%-7s %-4s %d vCPU%s: %s / %s = %.3f (target <= %.2f, 0 userspace "
+              "exits): %s" %
+              (r["path"], r["guest_mode"], r["vcpus"], "s" if r["vcpus"] > 1 else "",
+               r["path"], r["over"], r["ratio"], r["target"],
+               "met" if r["met"] else "MISSED"))
+    return modules, clock, instr_per_ns, rows, ratios, bool(failed) or rc == 125
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -153,6 +230,10 @@ def main():
                     help="L1's CPU: amd (QEMU/TCG, kvm-amd) or intel (Bochs, kvm-intel)")
     ap.add_argument("--kvm-param", action="append", default=[], metavar="P=V",
                     help="a kvm-amd/kvm-intel parameter (repeatable)")
+    ap.add_argument("--kernel-series", default="6.1",
+                    help="comma-separated Debian kernel series, one lab boot "
+                         "each (6.1, 6.12); ratios of the later ones are "
+                         "compared with the first's")
     ap.add_argument("--output", default=None,
                     help="JSON output (default results/compare.json, "
                          "results/compare-intel.json with --cpu intel)")
@@ -160,62 +241,44 @@ def main():
     if args.output is None:
         args.output = os.path.join(TOP, "results", "compare%s.json" %
                                    ("-intel" if args.cpu == "intel" else ""))
-
-    modules = args.modules
-    if modules == "auto":
-        built = os.path.exists(os.path.join(TOP, "build/kvm/patched/kvm.ko"))
-        modules = "patched" if built else "stock"
+    series_list = args.kernel_series.split(",")
     if args.cpu == "amd":
         lab.use_lab_qemu()
-    runs = plan(modules, [int(v) for v in args.vcpus.split(",")], args.reads)
-    others = {}
-    rc, _ = lab.run_lab(runs, modules=modules, icount=True, cpu=args.cpu,
-                        kvm_params=args.kvm_param, timeout=2400,
-                        prologue=lab.framed("tsc", "dmesg | grep -m1 'MHz TSC'"),
-                        others=others)
-    failed = [r for r in runs if r.rc != 0 or r.stats is None]
-    for r in failed:
-        print("compare: run %s failed (rc=%s):" % (r.describe(), r.rc), file=sys.stderr)
-        print("\n".join("    " + l for l in r.output[-20:]), file=sys.stderr)
-    instr_per_ns, clock = 1.0, "icount: 1 instruction = 1 ns"
-    if args.cpu == "intel":
-        # Bochs: the TSC counts instructions; L1's clock runs on it at the
-        # rate its kernel logged ("tsc: Detected 3500.000 MHz TSC").
-        m = re.search(r"Detected ([0-9.]+) MHz TSC",
-                      "\n".join(others.get("tsc", {}).get("output", [])))
-        if not m:
-            print("compare: no TSC rate in L1's kernel log", file=sys.stderr)
-            return 1
-        instr_per_ns = float(m.group(1)) / 1000
-        clock = "Bochs: 1 L1 ns = %.4f instructions (TSC)" % instr_per_ns
-    rows = [row_of(r, instr_per_ns) for r in runs if r not in failed]
     lab_name = {"amd": "kvm-amd under QEMU/TCG",
                 "intel": "kvm-intel under Bochs"}[args.cpu]
     params = "".join(" " + p for p in args.kvm_param)
-    print("pvsmm: PM timer read cost in the nested KVM lab (%s%s, %s KVM modules, "
-          "%s; lab proxies, not hardware time)" % (lab_name, params, modules, clock))
-    print_table(rows)
-    ratios = ratios_of(rows)
-    for r in ratios:
-        print("%-7s %-4s %d vCPU%s: %s / %s = %.3f (target <= %.2f, 0 userspace "
-              "exits): %s" %
-              (r["path"], r["guest_mode"], r["vcpus"], "s" if r["vcpus"] > 1 else "",
-               r["path"], r["over"], r["ratio"], r["target"],
-               "met" if r["met"] else "MISSED"))
+    rows, ratios, kernels, failed = [], [], {}, False
+    for series in series_list:
+        modules, clock, instr_per_ns, r_rows, r_ratios, r_failed = \
+            run_series(args, series, lab_name, params)
+        rows += r_rows
+        ratios += r_ratios
+        failed = failed or r_failed
+        kernels[series] = {"modules": modules, "clock": clock,
+                           "instructions_per_l1_ns": instr_per_ns}
+    comparison = kernel_comparison(ratios, series_list)
+    for c in comparison:
+        print("Linux %s against %s: %s %s %d vCPU%s, %s / %s %.3f against %.3f "
+              "(%+.1f%%): %s" %
+              (c["kernel"], c["base_kernel"], c["path"], c["guest_mode"],
+               c["vcpus"], "s" if c["vcpus"] > 1 else "", c["path"], c["over"],
+               c["ratio"], c["base_ratio"], 100 * c["change"],
+               "within %d%%" % (100 * KERNEL_RATIO_TOLERANCE) if c["within"]
+               else "OUTSIDE %d%%" % (100 * KERNEL_RATIO_TOLERANCE)))
     os.makedirs(os.path.dirname(args.output), exist_ok=True)
     with open(args.output, "w") as f:
-        json.dump({"lab": {"modules": modules, "cpu": args.cpu,
+        json.dump({"lab": {"cpu": args.cpu,
                            "icount": "shift=0,sleep=off" if args.cpu == "amd"
                            else "Bochs clock sync=none, ips=3500000000",
                            "l0": os.environ.get("PVSMM_LAB_QEMU", "qemu-system-x86_64")
                            if args.cpu == "amd" else "bochs (tests/lab/bochs)",
                            "kvm_params": args.kvm_param,
-                           "instructions_per_l1_ns": instr_per_ns,
-                           "clock": clock},
-                   "rows": rows, "ratios": ratios}, f, indent=2)
+                           "kernels": kernels},
+                   "rows": rows, "ratios": ratios,
+                   "kernel_comparison": comparison}, f, indent=2)
         f.write("\n")
     print("results written to %s" % os.path.relpath(args.output, TOP))
-    return 1 if failed or rc == 125 else 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

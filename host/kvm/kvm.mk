@@ -16,8 +16,17 @@
 #   make kvm-stress      the long variants of both (make stress)
 #
 # KVM_SELFTESTS_ARGS: more options for the selftests, e.g. "--only time".
+#
+# The same for the series on Debian's 6.12 (host/kvm/patches-6.12/, Debian
+# 12's security suite, installed on demand by deps-lab-6.12):
+#   make kvm-modules-6.12 kvm-checkpatch-6.12 kvm-lab-check-6.12
+#        kvm-selftests-6.12 lab-check-patched-6.12
+#   make check-6.12      all of them but lab-check-patched-6.12 (part of
+#                        make check)
 
-.PHONY: kvm-modules kvm-checkpatch kvm-lab-check kvm-fuzz kvm-selftests kvm-stress
+.PHONY: kvm-modules kvm-checkpatch kvm-lab-check kvm-fuzz kvm-selftests kvm-stress \
+	deps-lab-6.12 kvm-modules-6.12 kvm-checkpatch-6.12 kvm-lab-check-6.12 \
+	kvm-selftests-6.12 lab-check-patched-6.12 check-6.12
 
 kvm-modules: | deps-lab
 	host/kvm/build.sh
@@ -39,3 +48,23 @@ kvm-selftests: kvm-modules
 kvm-stress: kvm-modules
 	host/kvm/tests/fuzz.sh --long
 	host/kvm/tests/selftests-check.sh --long $(KVM_SELFTESTS_ARGS)
+
+deps-lab-6.12:
+	@tools/install-deps.sh lab-6.12
+
+kvm-modules-6.12: | deps-lab-6.12
+	host/kvm/build.sh --kernel-series 6.12
+
+kvm-checkpatch-6.12: kvm-modules-6.12
+	host/kvm/checkpatch.sh --kernel-series 6.12
+
+kvm-lab-check-6.12: all kvm-modules-6.12
+	host/kvm/tests/lab-check.sh --kernel-series 6.12 $(KVM_LAB_ARGS)
+
+kvm-selftests-6.12: kvm-modules-6.12
+	host/kvm/tests/selftests-check.sh --kernel-series 6.12 $(KVM_SELFTESTS_ARGS)
+
+lab-check-patched-6.12: all kvm-modules-6.12 lab-tools | deps-lab
+	PVSMM_KSERIES=6.12 tests/lab/check.py --modules patched
+
+check-6.12: kvm-checkpatch-6.12 kvm-lab-check-6.12 kvm-selftests-6.12
