@@ -69,6 +69,17 @@ mode (tests/qemu/l1-run.sh):
            registered; its PM timer reads exit, and the shim serves every
            one of them from kvmclock (no reflection, no QEMU device),
            the kvmclock QEMU migrated, not stepped to QEMU's clock
+  seabios-apparmor  seabios as Debian's libvirt runs pvsmm-shim.xml:
+           confined by the AppArmor profile libvirt's virt-aa-helper
+           makes for the domain (tests/qemu/make-aa-profile.sh), loaded
+           in L1 with Debian's abstractions and the operator's rules
+           (host/libvirt/apparmor-libvirt-qemu) in the local one; the
+           shim and ROM at their installed paths.  Checked as seabios,
+           and: the profile confined QEMU, nothing of pvsmm denied
+  apparmor-denied  the same profile without the operator's rules: what
+           the operator sees, checked line by line (ld.so ignores the
+           shim, QEMU cannot open the ROM, AppArmor's DENIED audit lines
+           for both), and the guest still runs, on acpi_pm, unaccelerated
 With the OVMF modes (all but --no-ovmf), L1 runs on the lab QEMU of "make
 qemu-lab" instead of Debian's: Debian's QEMU 7.2 TCG aborts on a BQL
 assertion (tcg_handle_interrupt) when L2 writes CR8 with a virtual
@@ -132,6 +143,14 @@ def build(modes):
                    (["uefi", "qemu-lab"] if ovmf else []), check=True)
     subprocess.run(["sh", os.path.join(TOP, "tests/qemu/build-l2.sh")],
                    check=True, stderr=subprocess.DEVNULL)
+    if any(apparmor(m) for m in modes):
+        subprocess.run([os.path.join(TOP, "tests/qemu/make-aa-profile.sh")],
+                       check=True)
+
+
+def apparmor(mode):
+    """The modes confined by libvirt's AppArmor profile."""
+    return mode in ("seabios-apparmor", "apparmor-denied")
 
 
 def run_lab(modes, calls, pairs, timeout):
@@ -149,6 +168,21 @@ def run_lab(modes, calls, pairs, timeout):
                  ("build/firmware/pvsmm-efi.rom", "/pvsmm/pvsmm-efi.rom"),
                  ("build/qemu/esp", "/pvsmm/esp"),
                  ("build/qemu/esp-driver", "/pvsmm/esp-driver")]
+    if any(apparmor(m) for m in modes):
+        # The policy tree as libvirt leaves it, the operator's rules, and
+        # pvsmm's files where "make install" puts them.
+        aa = "build/qemu/apparmor"
+        adds += [(aa + "/etc/apparmor.d", "/etc/apparmor.d"),
+                 (aa + "/profile", "/pvsmm/apparmor/profile"),
+                 ("host/libvirt/apparmor-libvirt-qemu", "/pvsmm/apparmor/rules"),
+                 ("build/host/libpvsmm-preload.so",
+                  "/usr/local/lib/pvsmm/libpvsmm-preload.so"),
+                 ("build/firmware/pvsmm.rom", "/usr/local/share/pvsmm/pvsmm.rom"),
+                 # Debian's parser settings: they pin the policy features
+                 # to the package's list.
+                 (aa + "/root/etc/apparmor/parser.conf", "/etc/apparmor/parser.conf"),
+                 (aa + "/root/usr/share/apparmor-features",
+                  "/usr/share/apparmor-features")]
     cmd = [os.path.join(TOP, "tests/lab/run-in-lab.sh"), "--with-qemu",
            "--modules", "patched", "--timeout", str(timeout),
            "--log", os.path.join(TOP, "build/qemu/lab-console.log")]
@@ -159,6 +193,9 @@ def run_lab(modes, calls, pairs, timeout):
                 % os.path.join(TOP, "build/qemu-pvsmm/qemu-system-x86_64"),
                 "--add", "%s:/pvsmm/qemu-pvsmm/qemu-pvsmm"
                 % os.path.join(TOP, "host/libvirt/qemu-pvsmm")]
+    if any(apparmor(m) for m in modes):
+        cmd += ["--add-binary", "%s:/pvsmm/apparmor/apparmor_parser"
+                % os.path.join(TOP, "build/qemu/apparmor/apparmor_parser")]
     cmd += ["--", "CALLS=%d PAIRS=%d sh /pvsmm/l1-run.sh %s"
             % (calls, pairs, " ".join(modes))]
     env = dict(os.environ)
@@ -266,6 +303,73 @@ def check_driver(c, mode, r):
             str(delta(marks, "pvsmm_handler_faults")))
 
 
+# pvsmm's files where "make install" puts them, as pvsmm-shim.xml names them.
+SHIM_PATH = "/usr/local/lib/pvsmm/libpvsmm-preload.so"
+ROM_PATH = "/usr/local/share/pvsmm/pvsmm.rom"
+
+
+def check_confined(c, mode, run):
+    """The apparmor modes: L1's AppArmor took the domain's profile and
+    QEMU ran under it.  Returns the profile's name and the run's AppArmor
+    DENIED audit lines."""
+    lines = run["lines"]
+    tagged = lambda tag: [l[len(tag) + 1:] for l in lines if l.startswith(tag + " ")]
+    c.check(mode, "AppArmor enabled in L1", tagged("AA-ENABLED") == ["Y"],
+            str(tagged("AA-ENABLED")))
+    c.check(mode, "apparmor_parser loaded the profile without a word",
+            not tagged("AA-PARSER"), str(tagged("AA-PARSER")))
+    loaded = tagged("AA-LOADED")
+    profile = loaded[0] if loaded else None
+    c.check(mode, "the domain's profile (virt-aa-helper's) is loaded, enforcing",
+            profile is not None and re.match(r"libvirt-[0-9a-f-]{36}$", profile),
+            str(loaded))
+    c.check(mode, "QEMU ran confined by it",
+            tagged("AA-LABEL") == ["%s (enforce)" % profile], str(tagged("AA-LABEL")))
+    denied = [l for l in tagged("AA-DMESG") if 'apparmor="DENIED"' in l]
+    return profile, denied
+
+
+def denied_line(profile, operation, name, mask):
+    """What an AppArmor DENIED audit line of QEMU says, in the order the
+    kernel writes its fields."""
+    return re.compile(
+        r'apparmor="DENIED" operation="%s" profile="%s" name="%s" pid=\d+ '
+        r'comm="qemu-system-x86" requested_mask="%s" denied_mask="%s" '
+        r'fsuid=0 ouid=0' % (operation, re.escape(profile), re.escape(name),
+                             mask, mask))
+
+
+def check_denied(c, mode, run):
+    """apparmor-denied: the domain's profile without the operator's rules.
+    What the operator sees, exactly: ld.so ignores the shim and QEMU
+    cannot open the ROM (both on QEMU's stderr, libvirt's domain log), and
+    AppArmor's audit says why (the kernel log); and the guest still runs,
+    on acpi_pm, with neither."""
+    profile, denied = check_confined(c, mode, run)
+    lines = run["lines"]
+    c.check(mode, "ld.so: the shim cannot be preloaded, ignored",
+            "ERROR: ld.so: object '%s' from LD_PRELOAD cannot be preloaded "
+            "(cannot open shared object file): ignored." % SHIM_PATH in lines)
+    c.check(mode, "QEMU: the ROM cannot be opened",
+            "Could not open option rom '%s': Permission denied" % ROM_PATH in lines)
+    c.check(mode, "no shim line", not [l for l in lines if "pvsmm-preload:" in l])
+    c.check(mode, "no ROM line in the guest's console",
+            not [l for l in lines if re.search(r"^pvsmm: ", l)])
+    want = [denied_line(profile or "", "open", SHIM_PATH, "r"),
+            denied_line(profile or "", "open", ROM_PATH, "r")]
+    c.check(mode, "AppArmor denied the shim and the ROM, nothing else",
+            len(denied) == 2 and all(w.search(d) for w, d in zip(want, denied)),
+            str(denied))
+    r = parse(run)
+    c.check(mode, "guest finished", r["done"])
+    c.check(mode, "acpi_pm is and stays the clocksource",
+            r["clocksource"] == {"before": "acpi_pm", "after": "acpi_pm"},
+            str(r["clocksource"]))
+    c.check(mode, "gettimeofday loop ran", "pmcheck" in r)
+    c.check(mode, "not registered", "registered" not in r)
+    return r
+
+
 def check_source(c, mode, src):
     """The source of a migration (NAME-src): it registered, saved the VM
     and quit.  False when it did not run to the end."""
@@ -361,19 +465,21 @@ def main():
                     help="skip the OVMF runs (and the lab QEMU they need)")
     ap.add_argument("--modes", help="comma-separated subset of the modes to run")
     ap.add_argument("--quick", action="store_true",
-                    help="stock Debian QEMU only (stock, seabios*): nothing "
-                    "of QEMU to build (make check)")
+                    help="stock Debian QEMU only (stock, seabios*, "
+                    "apparmor-denied): nothing of QEMU to build (make check)")
     args = ap.parse_args()
 
     modes = ["stock", "seabios", "seabios-pc", "seabios-s3",
-             "seabios-hotplug", "seabios-migrate", "accel", "accel-s3",
+             "seabios-hotplug", "seabios-migrate", "seabios-apparmor",
+             "apparmor-denied", "accel", "accel-s3",
              "accel-s3-migrate", "accel-kexec", "accel-migrate",
              "accel-to-stock", "accel-to-off", "unregistered-to-stock",
              "stock-to-accel"]
     if not args.no_ovmf:
         modes += ["ovmf-driver", "ovmf", "ovmf-rom", "ovmf-pc"]
     if args.quick:
-        modes = [m for m in modes if m == "stock" or m.startswith("seabios")]
+        modes = [m for m in modes if m in ("stock", "apparmor-denied") or
+                 m.startswith("seabios")]
     if args.modes:
         modes = args.modes.split(",")
     if not args.no_build:
@@ -398,6 +504,12 @@ def main():
         if not c.check(mode, "ran", run is not None and run["rc"] == 0,
                        "rc=%s" % (run and run["rc"])):
             continue
+        if mode == "apparmor-denied":
+            results[mode] = check_denied(c, mode, run)
+            continue
+        if mode == "seabios-apparmor":
+            profile, denied = check_confined(c, mode, run)
+            c.check(mode, "nothing denied", not denied, str(denied))
         if mode == "accel-kexec":
             r = check_kexec(c, mode, run)
         else:

@@ -57,6 +57,14 @@
 #              seabios-migrate-src): stock QEMU does not carry the
 #              registration, so the restored guest's PM timer reads exit,
 #              and the shim serves every one of them from kvmclock
+#   seabios-apparmor  seabios as libvirt runs pvsmm-shim.xml on Debian:
+#              confined by the domain's AppArmor profile (virt-aa-helper's,
+#              tests/qemu/make-aa-profile.sh), the operator's rules
+#              (host/libvirt/apparmor-libvirt-qemu) in the local
+#              abstraction, the shim and ROM at their installed paths
+#   apparmor-denied  the same without the operator's rules: what the
+#              operator sees (ld.so's and QEMU's lines, AppArmor's DENIED
+#              audit lines, "AA-DMESG ..."), and the guest runs without pvsmm
 #
 # Each run's lines are framed by "=== QEMU-RUN mode" / "=== QEMU-END mode
 # rc=N"; L2's serial console and QEMU's stderr (the shim's lines) are both
@@ -156,6 +164,56 @@ migrate_source() {
 	echo "=== QEMU-END $name-src rc=$rc"
 }
 
+# aa_run MODE RULES: QEMU as libvirt starts pvsmm-shim.xml's, confined by
+# the domain's AppArmor profile (/pvsmm/apparmor, make-aa-profile.sh) with
+# RULES (a file; empty: none) as the local abstraction.  Like libvirt's
+# child, the shell changes to the profile before it runs the emulator
+# (aa_change_profile), and the profile runs it (ix): LD_PRELOAD is kept.
+# After QEMU, the profile QEMU ran under ("AA-LABEL") and the kernel's
+# AppArmor lines of the run ("AA-DMESG").
+aa_run() {
+	mode=$1 rules=$2
+	aa=$dir/apparmor
+	profile=$(cat $aa/profile)
+	echo "=== QEMU-RUN $mode"
+	{
+		[ -d /sys/kernel/security/apparmor ] ||
+			mount -t securityfs securityfs /sys/kernel/security
+		echo "AA-ENABLED $(cat /sys/module/apparmor/parameters/enabled)"
+		aalocal=/etc/apparmor.d/local/abstractions/libvirt-qemu
+		: >$aalocal
+		[ -s "$rules" ] && cat "$rules" >$aalocal
+		$aa/apparmor_parser -r /etc/apparmor.d/libvirt/$profile 2>&1 |
+			sed 's/^/AA-PARSER /'
+		grep -q "^$profile (enforce)\$" /sys/kernel/security/apparmor/profiles &&
+			echo "AA-LOADED $profile"
+		n=$(dmesg | wc -l)
+		rm -f /tmp/aa-qemu.pid /tmp/aa-label
+		(
+			i=0
+			while [ $i -lt 300 ] && ! [ -s /tmp/aa-qemu.pid ]; do
+				sleep 0.1
+				i=$((i + 1))
+			done
+			sleep 1
+			cat /proc/$(cat /tmp/aa-qemu.pid)/attr/current >/tmp/aa-label
+		) 2>/dev/null &
+		timeout 900 sh -c "echo \$\$ >/tmp/aa-qemu.pid
+			export LD_PRELOAD=/usr/local/lib/pvsmm/libpvsmm-preload.so
+			export PVSMM_PORTS=0x608 PVSMM_MARKER_PORT=$marker
+			echo changeprofile $profile >/proc/self/attr/current || exit 126
+			exec /usr/bin/qemu-system-x86_64 $base \
+				-option-rom /usr/local/share/pvsmm/pvsmm.rom \
+				-drive file=$dir/l2.iso,format=raw,if=virtio,readonly=on" \
+			</dev/null 2>&1
+		rc=$?
+		wait
+		echo "AA-LABEL $(cat /tmp/aa-label 2>/dev/null)"
+		dmesg | tail -n +$((n + 1)) | grep 'apparmor=' | sed 's/^/AA-DMESG /'
+		echo "=== QEMU-END $mode rc=$rc"
+	} | tr -d '\r'
+}
+
 # The shim as seabios runs it, verbose: it says what it keeps and clears.
 shim="LD_PRELOAD=$dir/libpvsmm-preload.so PVSMM_PORTS=0x608
 	PVSMM_MARKER_PORT=$marker PVSMM_VERBOSE=1"
@@ -174,6 +232,10 @@ for mode in "$@"; do
 		run seabios env LD_PRELOAD=$dir/libpvsmm-preload.so \
 			PVSMM_PORTS=0x608 PVSMM_MARKER_PORT=$marker \
 			qemu-system-x86_64 $base $rom ;;
+	seabios-apparmor)
+		aa_run $mode $dir/apparmor/rules ;;
+	apparmor-denied)
+		aa_run $mode "" ;;
 	seabios-pc)
 		# shellcheck disable=SC2086
 		run $mode env LD_PRELOAD=$dir/libpvsmm-preload.so \
