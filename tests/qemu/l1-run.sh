@@ -65,6 +65,8 @@
 #   apparmor-denied  the same without the operator's rules: what the
 #              operator sees (ld.so's and QEMU's lines, AppArmor's DENIED
 #              audit lines, "AA-DMESG ..."), and the guest runs without pvsmm
+#   apparmor-noshim  the operator's rules less the shim's: the ROM loads
+#              but finds no CPUID leaf, and says so on the guest's console
 #
 # Each run's lines are framed by "=== QEMU-RUN mode" / "=== QEMU-END mode
 # rc=N"; L2's serial console and QEMU's stderr (the shim's lines) are both
@@ -236,6 +238,9 @@ for mode in "$@"; do
 		aa_run $mode $dir/apparmor/rules ;;
 	apparmor-denied)
 		aa_run $mode "" ;;
+	apparmor-noshim)
+		grep -v libpvsmm-preload.so $dir/apparmor/rules >/tmp/aa-rules-noshim
+		aa_run $mode /tmp/aa-rules-noshim ;;
 	seabios-pc)
 		# shellcheck disable=SC2086
 		run $mode env LD_PRELOAD=$dir/libpvsmm-preload.so \
