@@ -24,7 +24,11 @@
 #   install  dkms, for make install and make dkms-check
 #   libvirt  libvirt's client tools and its QEMU driver, to check the
 #            domain XML of host/libvirt/ (make libvirt-check: no daemon
-#            runs, the embedded driver converts the XML)
+#            runs, the embedded driver converts the XML), and its
+#            virt-aa-helper, which writes the domain's AppArmor profile
+#            for the lab's apparmor modes (make qemu-check-quick,
+#            tests/qemu/make-aa-profile.sh; Debian's apparmor and
+#            libvirt-daemon-system packages come with `apt-get download`)
 #   all      every set (make deps, make check)
 #   lab-6.12 not part of all: Debian's 6.12 kernel for the port of the
 #            series (host/kvm/build.sh --kernel-series 6.12), from

@@ -185,7 +185,7 @@ aa_run() {
 		aalocal=/etc/apparmor.d/local/abstractions/libvirt-qemu
 		: >$aalocal
 		[ -s "$rules" ] && cat "$rules" >$aalocal
-		$aa/apparmor_parser -r /etc/apparmor.d/libvirt/$profile 2>&1 |
+		$aa/apparmor_parser -r "/etc/apparmor.d/libvirt/$profile" 2>&1 |
 			sed 's/^/AA-PARSER /'
 		grep -q "^$profile (enforce)\$" /sys/kernel/security/apparmor/profiles &&
 			echo "AA-LOADED $profile"
@@ -198,7 +198,7 @@ aa_run() {
 				i=$((i + 1))
 			done
 			sleep 1
-			cat /proc/$(cat /tmp/aa-qemu.pid)/attr/current >/tmp/aa-label
+			cat "/proc/$(cat /tmp/aa-qemu.pid)/attr/current" >/tmp/aa-label
 		) 2>/dev/null &
 		timeout 900 sh -c "echo \$\$ >/tmp/aa-qemu.pid
 			export LD_PRELOAD=/usr/local/lib/pvsmm/libpvsmm-preload.so

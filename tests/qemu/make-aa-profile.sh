@@ -34,7 +34,7 @@ for p in apparmor libvirt-daemon-system; do
 		(cd "$out/debs" && apt-get download "$p" >/dev/null 2>"$out/apt.log") ||
 		{ cat "$out/apt.log" >&2; exit 1; }
 done
-rm -rf "$out/root" "$out/etc" "$out/sbin"
+rm -rf "${out:?}/root" "${out:?}/etc" "${out:?}/sbin"
 for d in "$out"/debs/*.deb; do dpkg-deb -x "$d" "$out/root"; done
 mkdir -p "$out/etc" "$out/sbin"
 cp -r "$out/root/etc/apparmor.d" "$out/etc/apparmor.d"

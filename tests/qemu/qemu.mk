@@ -13,8 +13,9 @@
 #                     stock Debian QEMU with the ROM and the shim, the
 #                     patched QEMU (accel*), OVMF (ovmf*); part of
 #                     check-full
-#   make qemu-check-quick  the stock-QEMU modes only (stock, seabios*): no
-#                     QEMU to build, part of make check
+#   make qemu-check-quick  the stock-QEMU modes only (stock, seabios*,
+#                     apparmor-*: libvirt's AppArmor profile, virt-aa-helper
+#                     of the libvirt deps): no QEMU to build, part of make check
 
 .PHONY: optionrom uefi shim qemu-pvsmm qemu-lab qemu-check qemu-check-quick
 
@@ -35,7 +36,9 @@ qemu-lab: | deps-lab
 	host/qemu/build.sh --lab
 
 qemu-check: optionrom uefi shim qemu-pvsmm qemu-lab kvm-modules
+	@tools/install-deps.sh libvirt
 	tests/qemu/check.py
 
 qemu-check-quick: optionrom shim kvm-modules
+	@tools/install-deps.sh libvirt
 	tests/qemu/check.py --quick
