@@ -75,7 +75,7 @@ mode (tests/qemu/l1-run.sh):
            in L1 with Debian's abstractions and the operator's rules
            (host/libvirt/apparmor-libvirt-qemu) in the local one; the
            shim and ROM at their installed paths.  Checked as seabios,
-           and: the profile confined QEMU, nothing of pvsmm denied
+           and: the profile confined QEMU, nothing denied
   apparmor-denied  the same profile without the operator's rules: what
            the operator sees, checked line by line (ld.so ignores the
            shim, QEMU cannot open the ROM, AppArmor's DENIED audit lines
