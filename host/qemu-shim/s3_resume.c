@@ -62,7 +62,10 @@ void s3_after_run(struct shim_vcpu *v, int r)
 			shim_log("vCPU %d: the guest asks for S3", v->id);
 		return;
 	}
-	atomic_store(&vm->s3, S3_NONE);	/* the guest runs on */
+	/* The guest runs on.  Every exit passes here: read before writing,
+	 * so that vCPU threads do not bounce the VM's line for nothing. */
+	if (atomic_load_explicit(&vm->s3, memory_order_relaxed) != S3_NONE)
+		atomic_store(&vm->s3, S3_NONE);
 }
 
 bool s3_resume_reset(struct shim_vm *vm)
