@@ -4,11 +4,12 @@
 # Before make install replaces a host's KVM modules: may it, for kernel
 # KVER?  Refuses, with the reason and what to do, rather than leave a
 # host whose KVM does not load or silently is not ours:
-#   - a kernel of another series than the one the series is written for
-#     (Debian's 6.1: linux-source-6.1);
+#   - a kernel of another series than those the series is written for
+#     (Debian's 6.1 and 6.12, amd64);
 #   - no headers for KVER (DKMS builds against them);
-#   - linux-source-6.1 of another package version than KVER's headers
-#     (the modules would come from another kernel's source);
+#   - no linux-source-<series> of the headers' package version, installed,
+#     cached or downloadable (source.sh): the modules would come from
+#     another kernel's source;
 #   - a running kernel of another package version than its headers
 #     (an upgrade waiting for a reboot): the modules would not match;
 #   - kernel lockdown (Secure Boot), or module.sig_enforce, without DKMS's
@@ -32,26 +33,16 @@ refuse() {
 	ok=1
 }
 
-case $kver in
-6.1.*-amd64) ;;	# dkms.conf's BUILD_EXCLUSIVE_KERNEL
-*) refuse "the series is for Debian's 6.1 kernels, this is another; the host keeps its own KVM" ;;
-esac
-if [ ! -d "/lib/modules/$kver/build" ]; then
+if ! "$(dirname "$0")/source.sh" --series "$kver" >/dev/null 2>&1; then
+	refuse "the series is for Debian's 6.1 and 6.12 amd64 kernels, this is another; the host keeps its own KVM"
+elif [ ! -d "/lib/modules/$kver/build" ]; then
 	refuse "no headers: apt-get install linux-headers-$kver"
 else
-	installed() {
-		dpkg-query -W -f='${Status} ${Version}\n' "$1" 2>/dev/null |
-			sed -n 's/^install ok installed //p'
-	}
-	src=$(installed linux-source-6.1)
-	hdr=$(installed "linux-headers-$kver")
-	if [ -z "$hdr" ]; then
-		refuse "its headers are not Debian's linux-headers-$kver: the matching source cannot be told"
-	elif [ -z "$src" ]; then
-		refuse "no kernel source: apt-get install linux-source-6.1=$hdr"
-	elif [ "$src" != "$hdr" ]; then
-		refuse "linux-source-6.1 is $src, the headers are $hdr: install the same version of both"
-	fi
+	# Where the source of the headers' version comes from, or why none
+	# does (source.sh's own words).
+	why=$("$(dirname "$0")/source.sh" --fetch "$kver" 2>&1 >/dev/null) ||
+		refuse "${why#pvsmm-kvm: "$kver": }"
+	hdr=$(dpkg-query -W -f='${Version}' "linux-headers-$kver" 2>/dev/null) || hdr=
 	# The running kernel says its package version in uname -v.
 	if [ -n "$hdr" ] && [ "$kver" = "$(uname -r)" ]; then
 		run=$(uname -v | sed -n 's/.* Debian \([^ ]*\) .*/\1/p')
