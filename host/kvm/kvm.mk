@@ -20,13 +20,13 @@
 # The same for the series on Debian's 6.12 (host/kvm/patches-6.12/, Debian
 # 12's security suite, installed on demand by deps-lab-6.12):
 #   make kvm-modules-6.12 kvm-checkpatch-6.12 kvm-lab-check-6.12
-#        kvm-selftests-6.12 lab-check-patched-6.12
+#        kvm-selftests-6.12 kvm-fuzz-6.12 lab-check-patched-6.12
 #   make check-6.12      all of them but lab-check-patched-6.12 (part of
 #                        make check)
 
 .PHONY: kvm-modules kvm-checkpatch kvm-lab-check kvm-fuzz kvm-selftests kvm-stress \
 	deps-lab-6.12 kvm-modules-6.12 kvm-checkpatch-6.12 kvm-lab-check-6.12 \
-	kvm-selftests-6.12 lab-check-patched-6.12 check-6.12
+	kvm-selftests-6.12 kvm-fuzz-6.12 lab-check-patched-6.12 check-6.12
 
 kvm-modules: | deps-lab
 	host/kvm/build.sh
@@ -64,7 +64,18 @@ kvm-lab-check-6.12: all kvm-modules-6.12
 kvm-selftests-6.12: kvm-modules-6.12
 	host/kvm/tests/selftests-check.sh --kernel-series 6.12 $(KVM_SELFTESTS_ARGS)
 
+# The fuzzed sources are those of the 6.1 series byte for byte as long as
+# the two series agree on them; kvm-fuzz covers both then, and only a 6.12
+# tree that differs is fuzzed again.
+FUZZED := arch/x86/kvm/pvsmm_desc.h tools/testing/selftests/kvm/lib/x86_64/pvsmm_model.c
+kvm-fuzz-6.12: kvm-modules kvm-modules-6.12
+	@same=1; for f in $(FUZZED); do \
+		cmp -s $(BUILD)/kvm/src/$$f $(BUILD)/kvm/6.12/src/$$f || same=0; done; \
+	if [ $$same = 1 ]; then \
+		echo "kvm-fuzz-6.12: the fuzzed sources are the 6.1 series' byte for byte (make kvm-fuzz)"; \
+	else host/kvm/tests/fuzz.sh --kernel-series 6.12; fi
+
 lab-check-patched-6.12: all kvm-modules-6.12 lab-tools | deps-lab
 	PVSMM_KSERIES=6.12 tests/lab/check.py --modules patched
 
-check-6.12: kvm-checkpatch-6.12 kvm-lab-check-6.12 kvm-selftests-6.12
+check-6.12: kvm-checkpatch-6.12 kvm-lab-check-6.12 kvm-selftests-6.12 kvm-fuzz-6.12

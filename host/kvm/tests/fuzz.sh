@@ -7,25 +7,38 @@
 # fuzz-desc.c and compared with the model of the series' KVM selftests
 # (tools/testing/selftests/kvm/lib/x86_64/pvsmm_model.c).
 #
-#   host/kvm/tests/fuzz.sh [--long]
+#   host/kvm/tests/fuzz.sh [--long] [--kernel-series 6.1|6.12]
 #
 # Two drivers, both with AddressSanitizer and UBSan (any report fails):
 #   - deterministic: 1,000,000 generated cases (--long: 50,000,000);
 #   - libFuzzer (Debian's clang): 1,000,000 runs from seed 1 on an empty
 #     corpus (--long: 20,000,000), skipped with a note if clang or its
 #     runtime (libclang-rt-14-dev) is missing.
-# Needs the patched tree: host/kvm/build.sh --check (make does that).
+# Needs the patched tree of the series: host/kvm/build.sh --check (make
+# does that).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
-cases=1000000 runs=1000000
-[ "${1:-}" = --long ] && cases=50000000 runs=20000000
+cases=1000000 runs=1000000 kseries=${PVSMM_KSERIES:-6.1}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--long) cases=50000000 runs=20000000 ;;
+	--kernel-series) kseries=${2:?}; shift ;;
+	*) echo "usage: $0 [--long] [--kernel-series 6.1|6.12]" >&2; exit 2 ;;
+	esac
+	shift
+done
+case $kseries in	# the series' build directory, as in host/kvm/tree.sh
+6.1) tree=$root/build/kvm ;;
+6.12) tree=$root/build/kvm/6.12 ;;
+*) echo "fuzz: --kernel-series must be 6.1 or 6.12, not '$kseries'" >&2; exit 2 ;;
+esac
 
-src=$root/build/kvm/src/arch/x86/kvm
-st=$root/build/kvm/src/tools/testing/selftests/kvm
-out=$root/build/kvm/fuzz
+src=$tree/src/arch/x86/kvm
+st=$tree/src/tools/testing/selftests/kvm
+out=$tree/fuzz
 [ -r "$src/pvsmm_desc.h" ] && [ -r "$st/lib/x86_64/pvsmm_model.c" ] ||
-	{ echo "fuzz: the patched tree is missing: run host/kvm/build.sh --check" >&2; exit 2; }
+	{ echo "fuzz: the patched tree is missing: run host/kvm/build.sh --kernel-series $kseries --check" >&2; exit 2; }
 mkdir -p "$out"
 
 flags=(-std=c11 -Wall -Wextra -Werror -O2 -g -fno-omit-frame-pointer
