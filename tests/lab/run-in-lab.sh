@@ -26,7 +26,21 @@
 #                     the model's TSC runs at 3.5 GHz, so the timers run at
 #                     3.5e9 instructions per emulated second too and one
 #                     L1 nanosecond is 3.5 instructions
-#   --modules KIND    stock (Debian's kvm modules) or patched (build/kvm/patched)
+#   --modules KIND    stock (Debian's kvm modules), patched (build/kvm/patched),
+#                     installed (those that this host's modprobe resolves for
+#                     the kernel: `modprobe -S KVER --show-depends`, so after
+#                     make install DKMS's updates/dkms/, else Debian's), or
+#                     none (COMMAND loads what it wants: the resolved chain
+#                     of installed, and Debian's own, lie under
+#                     /modules/installed and /modules/stock, each with an
+#                     order file)
+#   --kernel FILE     another image of the kernel to boot (e.g. re-signed)
+#   --secure-boot VARS  (--cpu amd) UEFI with Secure Boot instead of SeaBIOS:
+#                     Debian's OVMF built with it (OVMF_CODE_4M.secboot.fd,
+#                     SMM), VARS a writable copy of a variable store with
+#                     Secure Boot on (e.g. OVMF_VARS_4M.snakeoil.fd), which
+#                     keeps what L1 writes (efivarfs) for the next boot.
+#                     The kernel must be signed by a key in its db
 #   --kernel-series S the Debian kernel series L1 boots: 6.1 (default) or
 #                     6.12 (tools/kver.sh S; patched modules from
 #                     build/kvm/6.12/patched); also $PVSMM_KSERIES.
@@ -59,6 +73,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 kseries=${PVSMM_KSERIES:-6.1}
 icount=0 modules=stock smp=1 mem='' timeout_s='' with_qemu=0 cpu=amd
+kernel='' sb_vars=''
 log=$top/build/lab/last-console.log
 extra=()
 binaries=()
@@ -74,6 +89,8 @@ while [ $# -gt 0 ]; do
 	--icount) icount=1 ;;
 	--modules) modules=${2:?}; shift ;;
 	--kernel-series) kseries=${2:?}; shift ;;
+	--kernel) kernel=${2:?}; shift ;;
+	--secure-boot) sb_vars=${2:?}; shift ;;
 	--smp) smp=${2:?}; shift ;;
 	--mem) mem=${2:?}; shift ;;
 	--timeout) timeout_s=${2:?}; shift ;;
@@ -113,9 +130,15 @@ for n in "$smp" "$mem" "$timeout_s"; do
 		{ echo "run-in-lab: --smp, --mem and --timeout want a positive number, not '$n'" >&2; exit 2; }
 done
 
-kernel=/boot/vmlinuz-$kver
+[ -n "$kernel" ] || kernel=/boot/vmlinuz-$kver
 moddir=/lib/modules/$kver/kernel
 [ -r "$kernel" ] || die "$kernel missing: run 'make deps' (linux-image-$kver)"
+sb_code=/usr/share/OVMF/OVMF_CODE_4M.secboot.fd
+if [ -n "$sb_vars" ]; then
+	[ "$cpu" = amd ] || die "--secure-boot: the AMD lab (QEMU) only"
+	[ -r "$sb_code" ] || die "$sb_code missing: run 'make deps' (ovmf)"
+	[ -w "$sb_vars" ] || die "--secure-boot: '$sb_vars' is not a writable file"
+fi
 [ -x /bin/busybox ] || die "/bin/busybox missing: run 'make deps' (busybox-static)"
 if [ "$cpu" = amd ]; then
 	command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run 'make deps'"
@@ -133,9 +156,10 @@ else
 fi
 
 case $modules in
-stock) kvm_dir=$moddir/arch/x86/kvm ;;
+stock|none) kvm_dir=$moddir/arch/x86/kvm ;;
 patched) kvm_dir=$patched_dir ;;
-*) die "--modules must be stock or patched, not '$modules'" ;;
+installed) kvm_dir='' ;;
+*) die "--modules must be stock, patched, installed or none, not '$modules'" ;;
 esac
 # A module as Debian installs it: NAME.ko (6.1) or compressed, NAME.ko.xz
 # (6.12): busybox's insmod loads only plain ELF, so it is unpacked here.
@@ -154,7 +178,7 @@ copy_module() {
 	*) cp "$src" "$2/" ;;
 	esac
 }
-for m in kvm $vendor; do
+[ -z "$kvm_dir" ] || for m in kvm $vendor; do
 	module_file "$kvm_dir/$m" >/dev/null ||
 		die "$kvm_dir/$m.ko missing (patched modules: 'make kvm-modules')"
 done
@@ -165,16 +189,50 @@ root=$work/root
 mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,modules,pvsmm,results}
 cp /bin/busybox "$root/bin/busybox"
 # The modules in load order (kvm-amd depends on ccp; kvm-intel does not).
-modules_list="irqbypass kvm $vendor"
-copy_module "$moddir/virt/lib/irqbypass" "$root/modules"
-if [ "$cpu" = amd ]; then
-	copy_module "$moddir/drivers/crypto/ccp/ccp" "$root/modules"
-	modules_list="irqbypass ccp kvm $vendor"
-fi
-copy_module "$kvm_dir/kvm" "$root/modules"
-copy_module "$kvm_dir/$vendor" "$root/modules"
-printf '%s\n' "$modules_list" >"$root/modules/order"
-printf '%s\n' "${kvm_params[*]}" >"$root/modules/$vendor.params"
+stock_chain() {	# DIR: Debian's modules, unpacked into DIR, and DIR/order
+	local list="irqbypass kvm $vendor"
+	mkdir -p "$1"
+	copy_module "$moddir/virt/lib/irqbypass" "$1"
+	if [ "$cpu" = amd ]; then
+		copy_module "$moddir/drivers/crypto/ccp/ccp" "$1"
+		list="irqbypass ccp kvm $vendor"
+	fi
+	copy_module "$moddir/arch/x86/kvm/kvm" "$1"
+	copy_module "$moddir/arch/x86/kvm/$vendor" "$1"
+	printf '%s\n' "$list" >"$1/order"
+}
+# What modprobe would load for $vendor on this host (its modules.dep for
+# KVER): the files it names, unpacked into DIR, their paths in DIR/paths.
+installed_chain() {
+	local list='' path name
+	mkdir -p "$1"
+	: >"$1/paths"
+	while read -r path; do
+		name=$(basename "${path%.ko*}")
+		copy_module "${path%.ko*}" "$1"
+		echo "$path" >>"$1/paths"
+		list="$list $name"
+	done < <(modprobe -S "$kver" --show-depends "${vendor//-/_}" |
+		sed -n 's/^insmod \([^ ]*\).*/\1/p')
+	[ -n "$list" ] || die "modprobe resolves no module for $vendor in $kver"
+	printf '%s\n' "$list" >"$1/order"
+}
+case $modules in
+none)
+	stock_chain "$root/modules/stock"
+	installed_chain "$root/modules/installed" ;;
+installed)
+	installed_chain "$root/modules"
+	printf '%s\n' "${kvm_params[*]}" >"$root/modules/$vendor.params" ;;
+*)
+	stock_chain "$root/modules"
+	# The patched build replaces Debian's kvm and vendor module.
+	if [ "$modules" = patched ]; then
+		copy_module "$kvm_dir/kvm" "$root/modules"
+		copy_module "$kvm_dir/$vendor" "$root/modules"
+	fi
+	printf '%s\n' "${kvm_params[*]}" >"$root/modules/$vendor.params" ;;
+esac
 
 # pvsmm's own binaries, whatever has been built so far.
 for f in build/host/pvsmm-vmm build/firmware/pvsmm-fw.bin tests/lab/guest-runs.sh; do
@@ -232,13 +290,15 @@ echo 1 >/proc/sys/kernel/printk
 # Boot-time notices (e.g. CPU vulnerability reports) are not ours: only what
 # the kernel logs from here on is checked for splats.
 dmesg >/tmp/dmesg.boot
-for m in $(cat /modules/order); do
-	params=
-	[ -r /modules/$m.params ] && params=$(cat /modules/$m.params)
-	# shellcheck disable=SC2086
-	insmod /modules/$m.ko $params || echo "LAB-ERROR insmod $m $params failed"
-done
-[ -c /dev/kvm ] || echo "LAB-ERROR /dev/kvm missing"
+if [ -r /modules/order ]; then
+	for m in $(cat /modules/order); do
+		params=
+		[ -r /modules/$m.params ] && params=$(cat /modules/$m.params)
+		# shellcheck disable=SC2086
+		insmod /modules/$m.ko $params || echo "LAB-ERROR insmod $m $params failed"
+	done
+	[ -c /dev/kvm ] || echo "LAB-ERROR /dev/kvm missing"
+fi
 cd /pvsmm
 echo "===LAB-BEGIN==="
 sh /pvsmm/lab-command.sh
@@ -280,9 +340,16 @@ if [ "$cpu" = amd ]; then
 	[ -n "${PVSMM_LAB_QEMU:-}" ] &&
 		qemu=("$PVSMM_LAB_QEMU" -L /usr/share/seabios -L /usr/share/qemu)
 	# shellcheck disable=SC2054 # commas inside QEMU's own arguments
-	qemu+=(-machine q35 -cpu "${PVSMM_LAB_CPU:-EPYC,+svm,+npt}" -m "$mem" -smp "$smp"
+	machine=q35
+	[ -n "$sb_vars" ] && machine=q35,smm=on
+	qemu+=(-machine "$machine" -cpu "${PVSMM_LAB_CPU:-EPYC,+svm,+npt}" -m "$mem" -smp "$smp"
 		-nographic -nic none -no-reboot -kernel "$kernel" -initrd "$initrd"
 		-append "$append")
+	# Secure Boot: the variable store is writable only from SMM.
+	# shellcheck disable=SC2054
+	[ -n "$sb_vars" ] && qemu+=(-global driver=cfi.pflash01,property=secure,value=on
+		-drive "if=pflash,format=raw,unit=0,readonly=on,file=$sb_code"
+		-drive "if=pflash,format=raw,unit=1,file=$sb_vars")
 	# shellcheck disable=SC2054
 	[ "$icount" = 1 ] && qemu+=(-icount shift=0,sleep=off)
 	timeout --foreground -k 10 "$timeout_s" "${qemu[@]}" </dev/null 2>&1 |
