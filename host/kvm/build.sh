@@ -6,7 +6,7 @@
 # of the lab kernel.  Called by the top-level Makefile as "make kvm-modules".
 #
 #   host/kvm/build.sh [--kernel-series 6.1|6.12] [--stock] [--check]
-#                     [--no-selftests] [-j N]
+#                     [--no-selftests] [--module-version V] [-j N]
 #
 #   --kernel-series  which Debian kernel and which series (tree.sh): 6.1
 #             (default; patches/, build/kvm) or 6.12 (patches-6.12/,
@@ -15,6 +15,11 @@
 #   --check   only extract, install the ABI header and apply the series
 #             (no compilation): verifies that the series applies
 #   --no-selftests  the modules only (DKMS)
+#   --module-version V  tag the three modules with MODULE_VERSION(V).  DKMS
+#             needs it: it refuses to replace a kernel module whose version
+#             equals its own, and the kernel's kvm modules and an untagged
+#             build both have none.  It also lets an operator see with
+#             modinfo which KVM a host runs.
 #
 # Outputs (relative to the repository root; for 6.12 under build/kvm/6.12):
 #   build/kvm/src/       the patched source tree (arch/x86/kvm, virt/kvm,
@@ -34,7 +39,8 @@ JOBS=${JOBS:-2}
 variant=patched
 check_only=0
 selftests=1
-usage="usage: $0 [--kernel-series 6.1|6.12] [--stock] [--check] [--no-selftests] [-j N]"
+modversion=
+usage="usage: $0 [--kernel-series 6.1|6.12] [--stock] [--check] [--no-selftests] [--module-version V] [-j N]"
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -43,6 +49,12 @@ while [ $# -gt 0 ]; do
 	--stock) variant=stock ;;
 	--check) check_only=1 ;;
 	--no-selftests) selftests=0 ;;
+	--module-version) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
+		modversion=$2; shift
+		case "$modversion" in ''|*[!A-Za-z0-9.+~_-]*)
+			echo "--module-version: '$modversion' is not a version" >&2
+			exit 2 ;;
+		esac ;;
 	-j) JOBS=$2; shift ;;
 	-j*) JOBS=${1#-j} ;;
 	*) echo "$usage" >&2; exit 2 ;;
@@ -113,6 +125,14 @@ if [ "$kseries" != 6.1 ]; then
 	echo 'ccflags-y += -Werror' >>"$mk"
 fi
 mkdir -p "$stage/include/trace"
+if [ -n "$modversion" ]; then
+	for m in kvm kvm-amd kvm-intel; do
+		obj=pvsmm_version_${m//-/_}
+		printf '// SPDX-License-Identifier: GPL-2.0\n#include <linux/module.h>\nMODULE_VERSION("%s");\n' \
+			"$modversion" >"$stage/arch/x86/kvm/$obj.c"
+		echo "$m-y += $obj.o" >>"$mk"
+	done
+fi
 
 # Sync the staging tree into the build tree, keeping the timestamps of
 # unchanged files so that kbuild's dependency tracking stays incremental.

@@ -22,6 +22,16 @@ version=$1
 here=$(cd "$(dirname "$0")" && pwd)
 command -v dkms >/dev/null || { echo "install: dkms is missing: run 'make deps'" >&2; exit 1; }
 kver=${KVER:-$(uname -r)}
+
+# dkms install can decline a built module and still exit 0 (its module
+# version check, for one); the host would then boot stock KVM without a
+# word.  What counts is which kvm modules depmod now resolves for KVER.
+installed_for() {
+	for m in kvm kvm_amd kvm_intel; do
+		path=$(modinfo -k "$1" -n "$m" 2>/dev/null) || return 1
+		case "$path" in */updates/dkms/*) ;; *) return 1 ;; esac
+	done
+}
 "$here/preflight.sh" "$kver" || exit 1
 
 # A previous install of this version is replaced.
@@ -32,6 +42,11 @@ fi
 dkms add -m pvsmm-kvm -v "$version"
 dkms build -m pvsmm-kvm -v "$version" -k "$kver"
 dkms install -m pvsmm-kvm -v "$version" -k "$kver"
+if ! installed_for "$kver"; then
+	echo "install: DKMS built pvsmm-kvm for $kver but $kver still resolves kvm to $(modinfo -k "$kver" -n kvm 2>&1); removing it again" >&2
+	"$here/uninstall.sh" "$version" >&2
+	exit 1
+fi
 echo "install: pvsmm-kvm $version installed for $kver"
 
 # The other installed kernels of a supported series.
@@ -44,10 +59,11 @@ for dir in /lib/modules/*; do
 		continue
 	fi
 	if dkms build -m pvsmm-kvm -v "$version" -k "$other" &&
-	   dkms install -m pvsmm-kvm -v "$version" -k "$other"; then
+	   dkms install -m pvsmm-kvm -v "$version" -k "$other" &&
+	   installed_for "$other"; then
 		echo "install: pvsmm-kvm $version installed for $other"
 	else
-		echo "install: skipped $other: DKMS could not build pvsmm-kvm for it (above); it keeps its own KVM" >&2
+		echo "install: skipped $other: DKMS could not build or install pvsmm-kvm for it (above); it keeps its own KVM" >&2
 	fi
 done
 echo "install: load it with 'modprobe -r kvm_amd kvm_intel kvm; modprobe kvm_amd' (or kvm_intel)"
