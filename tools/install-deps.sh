@@ -20,7 +20,10 @@
 #            QEMU 10.0's also libslirp-dev for -netdev user, the venv and
 #            pip's distlib for its configure, rsync; its meson >= 1.5 comes
 #            unpacked from bookworm-backports, see host/qemu/build.sh);
-#            clang and its runtime libraries (libFuzzer, make kvm-fuzz)
+#            clang and its runtime libraries (libFuzzer, make kvm-fuzz);
+#            sbsigntool and efitools, to sign the lab's kernel and enrol
+#            DKMS's key in its UEFI db for the Secure Boot test of make
+#            install (host/kvm/dkms/lab-check.sh)
 #   install  dkms, for make install and make dkms-check
 #   libvirt  libvirt's client tools and its QEMU driver, to check the
 #            domain XML of host/libvirt/ (make libvirt-check: no daemon
@@ -48,7 +51,7 @@ lab="qemu-system-x86 busybox-static cpio xz-utils patch linux-image-amd64
 	linux-headers-amd64 linux-source-6.1 perl gnuplot-nox ovmf
 	dpkg-dev meson ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev
 	libslirp-dev python3-venv python3-pip rsync
-	clang libclang-rt-14-dev
+	clang libclang-rt-14-dev sbsigntool efitools
 	g++ bochsbios vgabios grub-pc-bin grub-common xorriso"
 install="dkms"
 libvirt="libvirt-clients libvirt-daemon libvirt-daemon-driver-qemu"

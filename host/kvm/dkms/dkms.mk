@@ -7,7 +7,11 @@
 #                     wrapper qemu-pvsmm (if built: make qemu-pvsmm)
 #                     under $(PREFIX) (default /usr/local)
 #   make uninstall    all of it removed; the distribution's KVM in charge
-#   make dkms-check   dkms add + build + remove in a scratch tree
+#   make dkms-check   what make install refuses and where its kernel
+#                     source comes from (check.sh); then, as root, make
+#                     install and make uninstall on this machine, tried on
+#                     a Secure Boot L1 in the lab (lab-check.sh; it
+#                     refuses to run where pvsmm-kvm is installed)
 
 PREFIX            ?= /usr/local
 PVSMM_KVM_VERSION ?= 1.0
@@ -45,6 +49,7 @@ uninstall:
 		$(PVSMM_LIB)/qemu-system-x86_64 $(PVSMM_LIB)/qemu-pvsmm
 	-rmdir $(PVSMM_SHARE) $(PVSMM_LIB) 2>/dev/null
 
-dkms-check: | deps-lab
+dkms-check: firmware host | deps-lab
 	@tools/install-deps.sh install
-	$(DKMS_ENV) host/kvm/dkms/check.sh $(PVSMM_KVM_VERSION)
+	host/kvm/dkms/check.sh
+	host/kvm/dkms/lab-check.sh $(PVSMM_KVM_VERSION)

@@ -1,0 +1,200 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make dkms-check, its lab part: make install and make uninstall as an
+# operator runs them, on this machine, and what they leave tried on a
+# Secure Boot host with kernel lockdown -- the lab's L1 (Debian's 6.1)
+# booted by UEFI with Secure Boot on:
+#
+#   1. make install (DKMS builds and signs for every installed 6.1 and
+#      6.12 kernel); modinfo names DKMS's key as the signer of kvm,
+#      kvm-amd and kvm-intel, and modprobe resolves them in updates/dkms.
+#   2. Boot A, DKMS's key not enrolled: Debian's modules load, DKMS's are
+#      refused (lockdown: what preflight.sh guards against).  L1 then
+#      enrols the key, as mokutil and the firmware would: an append to the
+#      firmware's db, signed with the KEK (the lab's stand-in for MOK:
+#      without shim there is no MokList, and Debian's kernel trusts db's
+#      certificates for modules through its platform keyring).
+#   3. Boot B, key enrolled: DKMS's modules load, and pvsmm reflects.
+#   4. make uninstall; modprobe resolves Debian's modules again.
+#   5. Boot C: those load, and pvsmm's reflection is gone.
+#
+# The firmware is Debian's OVMF with Secure Boot and its snakeoil keys
+# (PK, KEK and db: /usr/share/ovmf/PkKek-1-snakeoil.*, password
+# "snakeoil"), so the kernel image is re-signed with that key.
+#
+# It changes this machine's DKMS state and /lib/modules while it runs, and
+# restores them: it refuses to run where pvsmm-kvm is already installed.
+#
+#   host/kvm/dkms/lab-check.sh VERSION
+set -euo pipefail
+[ $# = 1 ] || { echo "usage: $0 VERSION" >&2; exit 2; }
+version=$1
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+fail() { echo "dkms-lab-check: FAIL: $*" >&2; exit 1; }
+say() { echo "dkms-lab-check: $*"; }
+
+[ "$(id -u)" = 0 ] || fail "run it as root: it runs make install and make uninstall"
+for t in dkms modprobe modinfo chattr openssl sbsign cert-to-efi-sig-list sign-efi-sig-list; do
+	command -v $t >/dev/null || fail "$t missing: run 'make deps'"
+done
+[ -z "$(dkms status -m pvsmm-kvm 2>/dev/null)" ] ||
+	fail "pvsmm-kvm is installed here (dkms status): this test would replace, then remove it; 'make uninstall' first, or run it on a scratch machine"
+snakeoil=/usr/share/ovmf/PkKek-1-snakeoil
+vars=/usr/share/OVMF/OVMF_VARS_4M.snakeoil.fd
+for f in "$snakeoil.key" "$snakeoil.pem" "$vars"; do
+	[ -r "$f" ] || fail "$f missing: run 'make deps' (ovmf)"
+done
+for f in build/host/pvsmm-vmm build/firmware/pvsmm-fw.bin; do
+	[ -e "$top/$f" ] || fail "$f missing: run 'make'"
+done
+kver=$("$top/tools/kver.sh" 6.1) || fail "no lab kernel: run 'make deps'"
+kvers=$kver
+kver612=$("$top/tools/kver.sh" 6.12 2>/dev/null) && kvers="$kvers $kver612"
+db="db-d719b2cb-3d3a-4596-a3bc-dad00e67656f"	# EFI_IMAGE_SECURITY_DATABASE_GUID
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/pvsmm-sb.XXXXXX")
+keys="" installed=0
+for f in /var/lib/dkms/mok.key /var/lib/dkms/mok.pub; do
+	[ -e "$f" ] || keys="$keys $f"
+done
+cleanup() {
+	# Whatever failed, the machine gets its own KVM back, and loses the
+	# signing key DKMS created for the occasion.
+	[ $installed = 0 ] || make -s -C "$top" uninstall >/dev/null 2>&1 || :
+	# shellcheck disable=SC2086
+	[ -z "$keys" ] || rm -f $keys
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The firmware's keys, the kernel signed with them, a variable store of
+# our own (boots A and B share it: what A enrols, B finds).
+openssl pkey -in "$snakeoil.key" -passin pass:snakeoil -out "$work/kek.key"
+sbsign --key "$work/kek.key" --cert "$snakeoil.pem" \
+	--output "$work/vmlinuz" "/boot/vmlinuz-$kver" 2>/dev/null
+cp "$vars" "$work/vars.fd"
+
+# 1. make install, as the README says, for the lab's kernel (not this
+# machine's, which may be of no supported series).
+installed=1
+make -s -C "$top" install DESTDIR="$work/dest" KVER="$kver" ||
+	fail "make install failed"
+for k in $kvers; do
+	dkms status -m pvsmm-kvm -v "$version" -k "$k" | grep -q ': installed' ||
+		fail "make install did not install pvsmm-kvm for $k"
+done
+cn=$(openssl x509 -inform DER -in /var/lib/dkms/mok.pub -noout -subject -nameopt multiline |
+	sed -n 's/^ *commonName *= //p')
+[ -n "$cn" ] || fail "DKMS's key /var/lib/dkms/mok.pub has no common name"
+for k in $kvers; do
+	for m in kvm kvm_amd kvm_intel; do
+		f=$(modinfo -k "$k" -n $m)
+		case $f in */updates/dkms/*) ;; *) fail "$k: modprobe finds $m at $f, not DKMS's" ;; esac
+		signer=$(modinfo -k "$k" -F signer $m)
+		[ "$signer" = "$cn" ] || fail "$k: $f is signed by '$signer', not DKMS's key '$cn'"
+		v=$(modinfo -k "$k" -F version $m)
+		[ "$v" = "pvsmm-$version" ] || fail "$k: $f has version '$v', not pvsmm-$version"
+	done
+	say "$k: kvm, kvm_amd, kvm_intel pvsmm-$version from updates/dkms, signed by '$cn'"
+done
+
+# The enrolment: an authenticated append to db, as efivarfs takes it
+# (attributes NV|BS|RT|TIME_BASED_AUTHENTICATED_WRITE|APPEND_WRITE, then
+# the signed list).
+openssl x509 -inform DER -in /var/lib/dkms/mok.pub -out "$work/dkms.pem"
+cert-to-efi-sig-list -g 3d0b7a7e-7e3b-4c4c-9b4e-70766d6d0001 \
+	"$work/dkms.pem" "$work/dkms.esl" >/dev/null
+sign-efi-sig-list -a -k "$work/kek.key" -c "$snakeoil.pem" db \
+	"$work/dkms.esl" "$work/dkms.auth" >/dev/null
+{ printf '\x67\x00\x00\x00'; cat "$work/dkms.auth"; } >"$work/db-append"
+
+# What L1 runs: PHASE is enrol (boot A), enrolled (B) or restored (C).
+cat >"$work/l1.sh" <<L1
+phase=\$1
+fail() { echo "FAIL: \$*"; exit 1; }
+mount -t securityfs none /sys/kernel/security
+insmod /pvsmm/efivarfs.ko || fail "efivarfs does not load"
+mount -t efivarfs none /sys/firmware/efi/efivars || fail "no efivarfs"
+lockdown=\$(cat /sys/kernel/security/lockdown)
+case \$lockdown in *"[integrity]"*|*"[confidentiality]"*) ;;
+*) fail "no lockdown under Secure Boot: \$lockdown" ;; esac
+echo "lockdown: \$lockdown"
+load() {	# DIR: its modules in order, then /dev/kvm
+	for m in \$(cat \$1/order); do
+		insmod \$1/\$m.ko 2>/tmp/insmod.err ||
+			{ echo "insmod \$m refused: \$(cat /tmp/insmod.err)"; return 1; }
+	done
+	[ -c /dev/kvm ]
+}
+unload() { for m in kvm_amd kvm ccp irqbypass; do rmmod \$m 2>/dev/null; done; :; }
+reflect() {
+	/pvsmm/pvsmm-vmm --firmware /pvsmm/pvsmm-fw.bin --pmtimer=reflect \
+		--reads 1000 --check-reads 1000 >/tmp/vmm.out 2>&1
+}
+case \$phase in
+enrol)
+	grep -q /updates/dkms/kvm.ko /modules/installed/paths ||
+		fail "modprobe does not resolve DKMS's kvm.ko: \$(cat /modules/installed/paths)"
+	load /modules/installed && fail "DKMS's modules loaded with their key not enrolled"
+	dmesg | grep -q "Lockdown: .*unsigned module loading is restricted" ||
+		fail "DKMS's modules were refused, but not by lockdown: \$(dmesg | tail -3)"
+	unload
+	load /modules/stock || fail "Debian's modules do not load"
+	unload
+	echo "Debian's modules load; DKMS's are refused"
+	# efivarfs makes variables the firmware needs immutable.
+	chattr -i /sys/firmware/efi/efivars/$db || fail "chattr -i $db"
+	dd if=/pvsmm/db-append of=/sys/firmware/efi/efivars/$db bs=65536 \
+		conv=notrunc 2>/dev/null || fail "db append refused"
+	echo "DKMS's key appended to db" ;;
+enrolled)
+	grep -q /updates/dkms/kvm.ko /modules/installed/paths || fail "not DKMS's kvm.ko"
+	dmesg | grep -q "Loaded X.509 cert '$cn" ||
+		fail "the kernel did not load DKMS's key from db"
+	load /modules/installed || fail "DKMS's modules refused with their key enrolled"
+	reflect || { cat /tmp/vmm.out; fail "pvsmm's reflection does not work"; }
+	grep PVSMM-SELFTEST /tmp/vmm.out
+	echo "DKMS's modules load, and pvsmm reflects" ;;
+restored)
+	grep -q /updates/ /modules/installed/paths &&
+		fail "after make uninstall modprobe still resolves \$(cat /modules/installed/paths)"
+	load /modules/installed || fail "Debian's modules do not load after make uninstall"
+	reflect && fail "pvsmm's reflection works with Debian's modules"
+	grep -q "needs KVM_CAP_PVSMM_REFLECT" /tmp/vmm.out ||
+		{ cat /tmp/vmm.out; fail "pvsmm-vmm failed for another reason than KVM's lack of pvsmm"; }
+	echo "Debian's modules load after make uninstall; no reflection" ;;
+esac
+L1
+
+boot() {	# NAME PHASE: one L1 boot under Secure Boot
+	if ! "$top/tests/lab/run-in-lab.sh" --secure-boot "$work/vars.fd" \
+		--kernel "$work/vmlinuz" --modules none --timeout 900 \
+		--log "$top/build/lab/dkms-$1.log" \
+		--add "$work/l1.sh:/pvsmm/sb-l1.sh" --add "$work/db-append:/pvsmm/db-append" \
+		--add "/lib/modules/$kver/kernel/fs/efivarfs/efivarfs.ko:/pvsmm/efivarfs.ko" \
+		--add-binary "$(command -v chattr):/bin/chattr" \
+		-- sh /pvsmm/sb-l1.sh "$2" | sed "s/^/dkms-lab-check: boot $1: /"; then
+		fail "boot $1 ($2) failed: see build/lab/dkms-$1.log"
+	fi
+}
+# 2, 3.
+boot A enrol
+boot B enrolled
+
+# 4. make uninstall.
+make -s -C "$top" uninstall DESTDIR="$work/dest" || fail "make uninstall failed"
+installed=0
+[ -z "$(dkms status -m pvsmm-kvm 2>/dev/null)" ] || fail "make uninstall left pvsmm-kvm in DKMS"
+[ ! -e "/usr/src/pvsmm-kvm-$version" ] || fail "make uninstall left /usr/src/pvsmm-kvm-$version"
+for k in $kvers; do
+	for m in kvm kvm_amd kvm_intel; do
+		f=$(modinfo -k "$k" -n $m)
+		case $f in */kernel/arch/x86/kvm/*) ;; *) fail "$k: after make uninstall modprobe finds $m at $f" ;; esac
+	done
+done
+say "make uninstall: DKMS has no pvsmm-kvm, modprobe finds Debian's modules for $kvers"
+
+# 5.
+boot C restored
+say "PASS: make install signs with DKMS's key; under Secure Boot its modules load only once the key is enrolled; make uninstall gives the distribution's modules back"
