@@ -11,7 +11,8 @@
 #
 # preflight.sh first refuses what would leave the host without a loadable
 # KVM, or with one built from another kernel's source.  For KVER a refusal
-# or a failed build stops the install; another kernel that cannot have
+# or a failed build stops the install and takes the package out again
+# (any earlier version of it is replaced); another kernel that cannot have
 # the modules (no headers, no source of their version) is named, with
 # the reason, and keeps its own KVM.
 #
@@ -24,29 +25,47 @@ command -v dkms >/dev/null || { echo "install: dkms is missing: run 'make deps'"
 kver=${KVER:-$(uname -r)}
 
 # dkms install can decline a built module and still exit 0 (its module
-# version check, for one); the host would then boot stock KVM without a
-# word.  What counts is which kvm modules depmod now resolves for KVER.
+# version check, for one); the host would then boot stock KVM, or another
+# version of ours, without a word.  What counts is what depmod now
+# resolves kvm, kvm_amd and kvm_intel to for the kernel: this version's
+# modules, and signed where the kernel loads signed modules only.
+enforcing=0
+if grep -q '\[integrity\]\|\[confidentiality\]' /sys/kernel/security/lockdown 2>/dev/null ||
+   grep -q '^Y' /sys/module/module/parameters/sig_enforce 2>/dev/null; then
+	enforcing=1
+fi
 installed_for() {
 	for m in kvm kvm_amd kvm_intel; do
 		path=$(modinfo -k "$1" -n "$m" 2>/dev/null) || return 1
-		case "$path" in */updates/dkms/*) ;; *) return 1 ;; esac
+		case "$path" in */updates/dkms/*) ;; *)
+			echo "install: $1 resolves $m to $path, not to DKMS's" >&2; return 1 ;;
+		esac
+		v=$(modinfo -k "$1" -F version "$m")
+		[ "$v" = "pvsmm-$version" ] ||
+			{ echo "install: $1 resolves $m to $path, version '$v', not pvsmm-$version" >&2; return 1; }
+		[ $enforcing = 0 ] || [ -n "$(modinfo -k "$1" -F signer "$m")" ] ||
+			{ echo "install: $path is not signed, and this kernel loads signed modules only" >&2; return 1; }
 	done
 }
 "$here/preflight.sh" "$kver" || exit 1
 
-# A previous install of this version is replaced.
-if [ -n "$(dkms status -m pvsmm-kvm -v "$version" 2>/dev/null)" ]; then
-	dkms remove -m pvsmm-kvm -v "$version" --all
+# A previous install, of any version, is replaced: two registered
+# versions would leave it to DKMS which one a kernel gets, and make
+# uninstall must leave none.
+if [ -n "$(dkms status -m pvsmm-kvm 2>/dev/null)" ]; then
+	"$here/uninstall.sh" --keep-cache
 fi
+# From dkms add on, a failure for KVER takes it all out again: the host
+# keeps the KVM it had, and DKMS does not build a half-checked package
+# for the next kernel.
+ok=0
+trap '[ $ok = 1 ] || { echo "install: failed; removing pvsmm-kvm again" >&2; "$here/uninstall.sh" --keep-cache >&2; }' EXIT
 "$here/stage.sh" "$version" "/usr/src/pvsmm-kvm-$version"
 dkms add -m pvsmm-kvm -v "$version"
 dkms build -m pvsmm-kvm -v "$version" -k "$kver"
 dkms install -m pvsmm-kvm -v "$version" -k "$kver"
-if ! installed_for "$kver"; then
-	echo "install: DKMS built pvsmm-kvm for $kver but $kver still resolves kvm to $(modinfo -k "$kver" -n kvm 2>&1); removing it again" >&2
-	"$here/uninstall.sh" "$version" >&2
-	exit 1
-fi
+installed_for "$kver"
+ok=1
 echo "install: pvsmm-kvm $version installed for $kver"
 
 # The other installed kernels of a supported series.
@@ -63,6 +82,7 @@ for dir in /lib/modules/*; do
 	   installed_for "$other"; then
 		echo "install: pvsmm-kvm $version installed for $other"
 	else
+		dkms uninstall -m pvsmm-kvm -v "$version" -k "$other" >/dev/null 2>&1 || :
 		echo "install: skipped $other: DKMS could not build or install pvsmm-kvm for it (above); it keeps its own KVM" >&2
 	fi
 done
