@@ -9,9 +9,10 @@
 #   make uninstall    all of it removed; the distribution's KVM in charge
 #   make dkms-check   what make install refuses and where its kernel
 #                     source comes from (check.sh); then, as root, make
-#                     install and make uninstall on this machine, tried on
-#                     a Secure Boot L1 in the lab (lab-check.sh; it
-#                     refuses to run where pvsmm-kvm is installed)
+#                     install and make uninstall, in a mount namespace
+#                     whose module and DKMS trees are overlays (this
+#                     machine's stay as they are), tried on a Secure Boot
+#                     L1 in the lab (lab-check.sh)
 
 PREFIX            ?= /usr/local
 PVSMM_KVM_VERSION ?= 1.0
@@ -49,7 +50,9 @@ uninstall:
 		$(PVSMM_LIB)/qemu-system-x86_64 $(PVSMM_LIB)/qemu-pvsmm
 	-rmdir $(PVSMM_SHARE) $(PVSMM_LIB) 2>/dev/null
 
-dkms-check: firmware host | deps-lab
+# After all: the make install inside finds the ROM, the UEFI driver and
+# the shim built, rather than building them beside a parallel make.
+dkms-check: all | deps-lab
 	@tools/install-deps.sh install
 	host/kvm/dkms/check.sh
 	host/kvm/dkms/lab-check.sh $(PVSMM_KVM_VERSION)

@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make dkms-check, its lab part: make install and make uninstall as an
-# operator runs them, on this machine, and what they leave tried on a
-# Secure Boot host with kernel lockdown -- the lab's L1 (Debian's 6.1)
-# booted by UEFI with Secure Boot on:
+# operator runs them (in a mount namespace of their own, below), and what
+# they leave tried on a Secure Boot host with kernel lockdown -- the lab's
+# L1 (Debian's 6.1) booted by UEFI with Secure Boot on:
 #
-#   1. make install (DKMS builds and signs for every installed 6.1 and
-#      6.12 kernel); modinfo names DKMS's key as the signer of kvm,
+#   1. make install, over an earlier version registered with DKMS (which
+#      it replaces): DKMS builds and signs for every installed 6.1 and
+#      6.12 kernel; modinfo names DKMS's key as the signer of kvm,
 #      kvm-amd and kvm-intel, and modprobe resolves them in updates/dkms.
 #   2. Boot A, DKMS's key not enrolled: Debian's modules load, DKMS's are
 #      refused (lockdown: what preflight.sh guards against).  L1 then
@@ -23,8 +24,13 @@
 # (PK, KEK and db: /usr/share/ovmf/PkKek-1-snakeoil.*, password
 # "snakeoil"), so the kernel image is re-signed with that key.
 #
-# It changes this machine's DKMS state and /lib/modules while it runs, and
-# restores them: it refuses to run where pvsmm-kvm is already installed.
+# make install and make uninstall run for real, as root, but in a mount
+# namespace of their own where /lib/modules, /usr/src, /var/lib/dkms and
+# /var/cache are overlays on a scratch directory: this machine's own
+# never change (its modprobe never sees the test's modules), DKMS's
+# signing key made for the test goes with the rest, and nothing of it
+# outlives the test, however it ends.  It refuses to run where
+# pvsmm-kvm is installed, which would be replaced in what it tests.
 #
 #   host/kvm/dkms/lab-check.sh VERSION
 set -euo pipefail
@@ -35,11 +41,14 @@ fail() { echo "dkms-lab-check: FAIL: $*" >&2; exit 1; }
 say() { echo "dkms-lab-check: $*"; }
 
 [ "$(id -u)" = 0 ] || fail "run it as root: it runs make install and make uninstall"
-for t in dkms modprobe modinfo chattr openssl sbsign cert-to-efi-sig-list sign-efi-sig-list; do
+for t in dkms modprobe modinfo chattr openssl sbsign cert-to-efi-sig-list sign-efi-sig-list unshare; do
 	command -v $t >/dev/null || fail "$t missing: run 'make deps'"
 done
+if [ -z "${PVSMM_DKMS_LAB_NS:-}" ]; then
+	PVSMM_DKMS_LAB_NS=1 exec unshare --mount --propagation private "$0" "$@"
+fi
 [ -z "$(dkms status -m pvsmm-kvm 2>/dev/null)" ] ||
-	fail "pvsmm-kvm is installed here (dkms status): this test would replace, then remove it; 'make uninstall' first, or run it on a scratch machine"
+	fail "pvsmm-kvm is installed here (dkms status): 'make uninstall' first"
 snakeoil=/usr/share/ovmf/PkKek-1-snakeoil
 vars=/usr/share/OVMF/OVMF_VARS_4M.snakeoil.fd
 for f in "$snakeoil.key" "$snakeoil.pem" "$vars"; do
@@ -52,21 +61,20 @@ kver=$("$top/tools/kver.sh" 6.1) || fail "no lab kernel: run 'make deps'"
 kvers=$kver
 kver612=$("$top/tools/kver.sh" 6.12 2>/dev/null) && kvers="$kvers $kver612"
 db="db-d719b2cb-3d3a-4596-a3bc-dad00e67656f"	# EFI_IMAGE_SECURITY_DATABASE_GUID
+make_pvsmm() { make -s -C "$top" "$@" PVSMM_KVM_VERSION="$version" DESTDIR="$work/dest"; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/pvsmm-sb.XXXXXX")
-keys="" installed=0
-for f in /var/lib/dkms/mok.key /var/lib/dkms/mok.pub; do
-	[ -e "$f" ] || keys="$keys $f"
+# The overlays: what make install writes lands in $work.  Should this
+# script be killed, the mounts end with its namespace.
+overlaid=
+trap 'for d in $overlaid; do umount "$d"; done; rm -rf "$work"' EXIT
+for d in /lib/modules /usr/src /var/lib/dkms /var/cache; do
+	o=$work/overlay/${d//\//_}
+	mkdir -p "$o/upper" "$o/work"
+	mount -t overlay pvsmm-dkms-check -o "lowerdir=$d,upperdir=$o/upper,workdir=$o/work" "$d" ||
+		fail "cannot overlay $d (this test needs overlayfs and mount namespaces)"
+	overlaid="$d $overlaid"
 done
-cleanup() {
-	# Whatever failed, the machine gets its own KVM back, and loses the
-	# signing key DKMS created for the occasion.
-	[ $installed = 0 ] || make -s -C "$top" uninstall >/dev/null 2>&1 || :
-	# shellcheck disable=SC2086
-	[ -z "$keys" ] || rm -f $keys
-	rm -rf "$work"
-}
-trap cleanup EXIT
 
 # The firmware's keys, the kernel signed with them, a variable store of
 # our own (boots A and B share it: what A enrols, B finds).
@@ -76,12 +84,16 @@ sbsign --key "$work/kek.key" --cert "$snakeoil.pem" \
 cp "$vars" "$work/vars.fd"
 
 # 1. make install, as the README says, for the lab's kernel (not this
-# machine's, which may be of no supported series).
-installed=1
-make -s -C "$top" install DESTDIR="$work/dest" KVER="$kver" ||
-	fail "make install failed"
+# machine's, which may be of no supported series), over an earlier
+# version registered with DKMS, which it must replace.
+old=0.9.$$
+"$top/host/kvm/dkms/stage.sh" "$old" "/usr/src/pvsmm-kvm-$old"
+dkms add -m pvsmm-kvm -v "$old" >/dev/null
+make_pvsmm install KVER="$kver" || fail "make install failed"
+[ -z "$(dkms status -m pvsmm-kvm -v "$old")" ] && [ ! -e "/usr/src/pvsmm-kvm-$old" ] ||
+	fail "make install left the earlier pvsmm-kvm $old registered"
 for k in $kvers; do
-	dkms status -m pvsmm-kvm -v "$version" -k "$k" | grep -q ': installed' ||
+	grep -q ': installed' <<<"$(dkms status -m pvsmm-kvm -v "$version" -k "$k")" ||
 		fail "make install did not install pvsmm-kvm for $k"
 done
 cn=$(openssl x509 -inform DER -in /var/lib/dkms/mok.pub -noout -subject -nameopt multiline |
@@ -137,7 +149,9 @@ enrol)
 	grep -q /updates/dkms/kvm.ko /modules/installed/paths ||
 		fail "modprobe does not resolve DKMS's kvm.ko: \$(cat /modules/installed/paths)"
 	load /modules/installed && fail "DKMS's modules loaded with their key not enrolled"
-	dmesg | grep -q "Lockdown: .*unsigned module loading is restricted" ||
+	# Debian's Secure Boot kernel enforces module signatures (an unknown
+	# key is rejected), lockdown alone restricts unsigned modules.
+	dmesg | grep -qE "Loading of module with unavailable key is rejected|Lockdown: .*unsigned module loading is restricted" ||
 		fail "DKMS's modules were refused, but not by lockdown: \$(dmesg | tail -3)"
 	unload
 	load /modules/stock || fail "Debian's modules do not load"
@@ -150,7 +164,7 @@ enrol)
 	echo "DKMS's key appended to db" ;;
 enrolled)
 	grep -q /updates/dkms/kvm.ko /modules/installed/paths || fail "not DKMS's kvm.ko"
-	dmesg | grep -q "Loaded X.509 cert '$cn" ||
+	dmesg | grep -qF "Loaded X.509 cert '$cn" ||
 		fail "the kernel did not load DKMS's key from db"
 	load /modules/installed || fail "DKMS's modules refused with their key enrolled"
 	reflect || { cat /tmp/vmm.out; fail "pvsmm's reflection does not work"; }
@@ -183,8 +197,7 @@ boot A enrol
 boot B enrolled
 
 # 4. make uninstall.
-make -s -C "$top" uninstall DESTDIR="$work/dest" || fail "make uninstall failed"
-installed=0
+make_pvsmm uninstall || fail "make uninstall failed"
 [ -z "$(dkms status -m pvsmm-kvm 2>/dev/null)" ] || fail "make uninstall left pvsmm-kvm in DKMS"
 [ ! -e "/usr/src/pvsmm-kvm-$version" ] || fail "make uninstall left /usr/src/pvsmm-kvm-$version"
 for k in $kvers; do
