@@ -36,10 +36,14 @@ INTEL := --cpu intel
 # (5,000 reads), every KVM selftest of the series, smaller, and Debian's
 # kernel booted through pvsmm-vmm --kernel (guest-boot.sh, kvm-clock; a
 # boot that stalls is run again, up to 5 runs: guest-boot.sh says why).
+# The 6.12 series on kvm-intel: the patched modes in every paging mode and
+# the window, under Debian's 6.12 kernel.
 
-intel-check: all kvm-modules bochs-lab lab-tools guest-images
+intel-check: all kvm-modules kvm-modules-6.12 bochs-lab lab-tools guest-images
 	tests/lab/check.py $(INTEL) --modules patched --reads 20000
 	host/kvm/tests/lab-check.sh $(INTEL) --icount --log $(BUILD)/lab/intel-api.log
+	host/kvm/tests/lab-check.sh $(INTEL) --kernel-series 6.12 --icount \
+		--log $(BUILD)/lab/intel-api-6.12.log
 	host/kvm/tests/lab-check.sh $(INTEL) --kvm-param ept=0 --reads 5000 \
 		--log $(BUILD)/lab/intel-api-ept0.log
 	host/kvm/tests/lab-check.sh $(INTEL) --kvm-param unrestricted_guest=0 --reads 5000 \
