@@ -8,12 +8,12 @@
 #   make lab-tools         build/lab/l0-check: the lab CPU's own check
 #   make intel-check       the fixed subset that `make check` runs, each
 #                          suite smaller than on kvm-amd (INTEL_SUBSET
-#                          below; ~10 min on 2 cores)
+#                          below; ~11 min on 2 cores)
 #   make check-intel-full  the full suites on kvm-intel: check.py stock and
 #                          patched, the patched modes with ept=0 and with
 #                          unrestricted_guest=0, the selftests (with their
-#                          ept=0 pass), Linux boots with ept=1 and ept=0
-#                          (~60 min)
+#                          ept=0 pass; the 6.12 series' too, smaller),
+#                          Linux boots with ept=1 and ept=0 (~65 min)
 #   make intel-probe       build/intel-probe/: the real-Intel-host probe
 #
 # Every Bochs run is niced; run one lab at a time on a 2-core machine.
@@ -52,7 +52,7 @@ intel-check: all kvm-modules kvm-modules-6.12 bochs-lab lab-tools guest-images
 	tests/lab/guest-boot.sh $(INTEL) --modes user --retries 5 \
 		--log $(BUILD)/lab/intel-guest.log
 
-check-intel-full: all kvm-modules bochs-lab lab-tools guest-images
+check-intel-full: all kvm-modules kvm-modules-6.12 bochs-lab lab-tools guest-images
 	tests/lab/check.py $(INTEL) --modules stock --timeout 2400
 	tests/lab/check.py $(INTEL) --modules patched --timeout 2400
 	host/kvm/tests/lab-check.sh $(INTEL) --icount --log $(BUILD)/lab/intel-api.log
@@ -61,6 +61,7 @@ check-intel-full: all kvm-modules bochs-lab lab-tools guest-images
 	host/kvm/tests/lab-check.sh $(INTEL) --kvm-param unrestricted_guest=0 \
 		--log $(BUILD)/lab/intel-api-ug0.log
 	host/kvm/tests/selftests-check.sh $(INTEL)
+	host/kvm/tests/selftests-check.sh $(INTEL) --kernel-series 6.12 --small
 	tests/lab/guest-boot.sh $(INTEL) --modules patched --modes "user reflect" \
 		--retries 5 --l1-timeout 20 --log $(BUILD)/lab/intel-guest.log
 	tests/lab/guest-boot.sh $(INTEL) --kvm-param ept=0 --modes user \

@@ -6,7 +6,7 @@
 # distribution's kvm modules again) -- its source trees, and the kernel
 # sources source.sh cached (--keep-cache keeps those: make install
 # replacing an earlier version).  It then checks that no kernel resolves
-# kvm to DKMS's modules any more.  Modules already loaded stay loaded
+# kvm to a pvsmm module any more.  Modules already loaded stay loaded
 # until the next reload or reboot.
 #
 #   host/kvm/dkms/uninstall.sh [--keep-cache] [VERSION]
