@@ -26,7 +26,12 @@ set -u
 kver=$1
 lockdown=${PVSMM_LOCKDOWN:-/sys/kernel/security/lockdown}
 sig_enforce=${PVSMM_SIG_ENFORCE:-/sys/module/module/parameters/sig_enforce}
-mok=${PVSMM_MOK_PUB:-/var/lib/dkms/mok.pub}
+# DKMS's certificate: mok_certificate in its framework.conf (the last
+# setting wins, as when DKMS sources those files), else its default.
+mok_default=/var/lib/dkms/mok.pub
+mok_conf=$(cat /etc/dkms/framework.conf /etc/dkms/framework.conf.d/*.conf 2>/dev/null |
+	sed -n 's/^[[:space:]]*mok_certificate=["'\'']\{0,1\}\([^"'\'']*\).*/\1/p' | tail -n 1)
+mok=${PVSMM_MOK_PUB:-${mok_conf:-$mok_default}}
 ok=0
 refuse() {
 	echo "install: refused for $kver: $*" >&2
