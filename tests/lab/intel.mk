@@ -13,7 +13,7 @@
 #                          patched, the patched modes with ept=0 and with
 #                          unrestricted_guest=0, the selftests (with their
 #                          ept=0 pass; the 6.12 series' too, smaller),
-#                          Linux boots with ept=1 and ept=0 (~65 min)
+#                          Linux boots with ept=1 and ept=0 (~45 min)
 #   make intel-probe       build/intel-probe/: the real-Intel-host probe
 #
 # Every Bochs run is niced; run one lab at a time on a 2-core machine.
