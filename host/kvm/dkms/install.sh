@@ -30,10 +30,7 @@ kver=${KVER:-$(uname -r)}
 # resolves kvm, kvm_amd and kvm_intel to for the kernel: this version's
 # modules, and signed where the kernel loads signed modules only.
 enforcing=0
-if grep -q '\[integrity\]\|\[confidentiality\]' /sys/kernel/security/lockdown 2>/dev/null ||
-   grep -q '^Y' /sys/module/module/parameters/sig_enforce 2>/dev/null; then
-	enforcing=1
-fi
+"$here/preflight.sh" --signed-only && enforcing=1
 installed_for() {
 	for m in kvm kvm_amd kvm_intel; do
 		path=$(modinfo -k "$1" -n "$m" 2>/dev/null) || return 1

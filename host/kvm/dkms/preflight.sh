@@ -18,14 +18,24 @@
 # Prints one line per refusal; exit status 0 when it may.
 #
 #   host/kvm/dkms/preflight.sh KVER
+#   host/kvm/dkms/preflight.sh --signed-only   exit status 0 when this
+#       kernel loads signed modules only (install.sh's check of its result)
 # PVSMM_LOCKDOWN, PVSMM_SIG_ENFORCE, PVSMM_MOK_PUB: other files than the
 # kernel's lockdown state, its sig_enforce parameter and DKMS's public
 # key (tests).
 set -u
-[ $# = 1 ] || { echo "usage: $0 KVER" >&2; exit 2; }
+[ $# = 1 ] || { echo "usage: $0 KVER | --signed-only" >&2; exit 2; }
 kver=$1
 lockdown=${PVSMM_LOCKDOWN:-/sys/kernel/security/lockdown}
 sig_enforce=${PVSMM_SIG_ENFORCE:-/sys/module/module/parameters/sig_enforce}
+signed_only() {
+	grep -q '\[integrity\]\|\[confidentiality\]' "$lockdown" 2>/dev/null ||
+		grep -q '^Y' "$sig_enforce" 2>/dev/null
+}
+if [ "$kver" = --signed-only ]; then
+	signed_only && exit 0
+	exit 1
+fi
 # DKMS's certificate: mok_certificate in its framework.conf (the last
 # setting wins, as when DKMS sources those files), else its default.
 mok_default=/var/lib/dkms/mok.pub
@@ -55,8 +65,7 @@ else
 			refuse "the running kernel is $run, its headers $hdr: reboot into the new kernel first"
 	fi
 fi
-if grep -q '\[integrity\]\|\[confidentiality\]' "$lockdown" 2>/dev/null ||
-   grep -q '^Y' "$sig_enforce" 2>/dev/null; then
+if signed_only; then
 	if [ ! -e "$mok" ]; then
 		refuse "this kernel loads signed modules only (lockdown or sig_enforce), and DKMS has no signing key ($mok) yet: create and enrol one as the README says (Secure Boot), then install"
 	elif ! mokutil --test-key "$mok" 2>/dev/null | grep -q "already enrolled"; then
