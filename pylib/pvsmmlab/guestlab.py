@@ -36,10 +36,11 @@ from . import lab
 
 TOP = lab.TOP
 GUESTS = ("amd64", "i386")
-PVSMM_MODES = ("user", "reflect-user", "kernel-emu", "reflect")
+# "window": pvsmm-vmm --pmtimer=reflect --window (the opt-in IRETQ path).
+PVSMM_MODES = ("user", "reflect-user", "kernel-emu", "reflect", "window")
 # Stock QEMU as users run it today, and with pvsmm's option ROM and shim.
 QEMU_KINDS = ("qemu", "qemu-rom")
-PATCHED_ONLY = ("kernel-emu", "reflect", "qemu-rom")
+PATCHED_ONLY = ("kernel-emu", "reflect", "window", "qemu-rom")
 KINDS = PVSMM_MODES + QEMU_KINDS
 # What a qemu-rom run needs in L1 (make optionrom shim).
 QEMU_ROM_FILES = (("build/firmware/pvsmm.rom", "/pvsmm/pvsmm.rom"),
@@ -47,11 +48,12 @@ QEMU_ROM_FILES = (("build/firmware/pvsmm.rom", "/pvsmm/pvsmm.rom"),
 
 
 class GuestRun:
-    def __init__(self, guest, kind, vcpus, calls, mono, rep=0):
+    def __init__(self, guest, kind, vcpus, calls, mono, rep=0, npt=None):
         self.guest, self.kind, self.vcpus = guest, kind, vcpus
         self.calls, self.mono = calls, mono
-        # 32-bit guests run with L1's nested paging off (README.md).
-        self.npt = guest != "i386"
+        # 32-bit guests run with L1's nested paging off unless L0 is the
+        # lab's own QEMU (tests/guest/README.md).
+        self.npt = guest != "i386" if npt is None else npt
         self.id = "%s-%s-%d" % (guest, kind, vcpus)
         if rep:
             self.id += "-r%d" % rep
@@ -73,7 +75,8 @@ class GuestRun:
     def describe(self):
         return "%s (%s guest, %s, %d vCPU%s%s)" % (
             self.id, self.guest, {"qemu": "stock QEMU",
-                                  "qemu-rom": "stock QEMU + pvsmm.rom + shim"}.get(
+                                  "qemu-rom": "stock QEMU + pvsmm.rom + shim",
+                                  "window": "pvsmm-vmm --pmtimer=reflect --window"}.get(
                 self.kind, "pvsmm-vmm --pmtimer=" + self.kind), self.vcpus,
             "s" if self.vcpus > 1 else "", "" if self.npt else ", L1 npt=0")
 
@@ -181,24 +184,40 @@ def row_of(run):
 
 # Configurations this lab cannot run at all: (guest, kind) -> why.
 LAB_CANNOT = {
-    ("i386", "qemu"): "stock QEMU in L1 writes TR back busy and the lab's "
-                      "TCG aborts at the guest's first user-mode exception "
-                      "(tests/guest/README.md)",
+    ("i386", "qemu"): "stock QEMU in L1 writes TR back busy and Debian's "
+                      "QEMU 7.2 aborts at the guest's first user-mode "
+                      "exception (tests/guest/README.md; the lab's own QEMU, "
+                      "make qemu-lab, runs it)",
 }
 LAB_CANNOT[("i386", "qemu-rom")] = LAB_CANNOT[("i386", "qemu")]
+LAB_CANNOT[("i386", "window")] = ("the window path is for 64-bit guests "
+                                  "only (PML4 slot 271)")
+
+
+def lab_cannot(lab_qemu=False):
+    """LAB_CANNOT for this lab: on the lab's own QEMU (lab.use_lab_qemu(),
+    with its fixes for 32-bit guests), stock QEMU runs i386 guests too."""
+    if not lab_qemu:
+        return dict(LAB_CANNOT)
+    return {k: v for k, v in LAB_CANNOT.items()
+            if k not in (("i386", "qemu"), ("i386", "qemu-rom"))}
 
 
 def qemu_rom_built():
     return all(os.path.exists(os.path.join(TOP, src)) for src, _ in QEMU_ROM_FILES)
 
 
-def plan(guests, kinds, vcpus_list, calls, mono, repeat=1):
+def plan(guests, kinds, vcpus_list, calls, mono, repeat=1, cannot=None,
+         i386_npt=None):
     """The runs, all configurations once, then all again (`repeat` times),
     so that a burst of load on the lab's host spreads over the modes; the
-    guests in the order given (L1 keeps nested paging on for amd64)."""
-    return [GuestRun(g, k, v, calls, mono, rep if repeat > 1 else 0)
+    guests in the order given (L1 keeps nested paging on for amd64;
+    i386_npt overrides its default of off for 32-bit guests)."""
+    cannot = LAB_CANNOT if cannot is None else cannot
+    return [GuestRun(g, k, v, calls, mono, rep if repeat > 1 else 0,
+                     npt=i386_npt if g == "i386" else None)
             for g in guests for rep in range(1, repeat + 1)
-            for v in vcpus_list for k in kinds if (g, k) not in LAB_CANNOT]
+            for v in vcpus_list for k in kinds if (g, k) not in cannot]
 
 
 def run_guests(runs, modules="stock", run_timeout=300, log=None):

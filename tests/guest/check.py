@@ -7,9 +7,10 @@ in one lab boot.
 Every run must boot to the benchmark and power off, see all its vCPUs,
 keep acpi_pm as a stable clocksource, and never see CLOCK_MONOTONIC go
 back across vCPUs.  Per mode: `user` serves the PM timer in userspace (its
-port exits are there); `kernel-emu` and `reflect` never take a PM timer
-read to userspace for the whole run (exact), and `reflect` and
-`reflect-user` reflected reads.
+port exits are there); `kernel-emu`, `reflect` and `window` never take a
+PM timer read to userspace for the whole run (exact), `reflect`, `window`
+and `reflect-user` reflected reads, and `window` (the opt-in IRETQ path,
+64-bit guests) returned through the window.
 
 The 32-bit guest runs with L1's nested paging off, and not under stock
 QEMU, which this lab cannot run it under (tests/guest/README.md).
@@ -83,9 +84,14 @@ def check_mode(c, run):
         c.check(run, "reads reflected", refl > 0, detail)
     elif run.kind == "kernel-emu":
         c.check(run, "no PM timer exit to userspace", port_exits == 0, detail)
-    elif run.kind == "reflect":
+    elif run.kind in ("reflect", "window"):
         c.check(run, "no PM timer exit to userspace", port_exits == 0, detail)
         c.check(run, "reads reflected", refl > 0, detail)
+    if run.kind == "window":
+        iret = run.stats.get("total", {}).get("kvm_stats", {}).get(
+            "pvsmm_iret_returns", 0)
+        c.check(run, "reads returned through the window", iret > 0,
+                "pvsmm_iret_returns=%d" % iret)
 
 
 def rate_check_flake(run):

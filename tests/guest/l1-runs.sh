@@ -5,7 +5,8 @@
 #   "ID KIND GUEST VCPUS CALLS MONO NPT"
 #   KIND   qemu (stock), qemu-rom (stock QEMU with SeaBIOS + pvsmm.rom and
 #          the shim: reflection as a KVM user gets it), or a pvsmm-vmm
-#          --pmtimer mode (user, reflect-user, kernel-emu, reflect)
+#          --pmtimer mode (user, reflect-user, kernel-emu, reflect), or
+#          window (--pmtimer=reflect --window)
 #   GUEST  amd64 or i386 (the kernel and initrd under /guest/GUEST/)
 #   CALLS  gettimeofday() calls timed by gtod-bench; MONO: clock reads per
 #          CPU in its cross-vCPU monotonicity test
@@ -99,13 +100,16 @@ for spec in "$@"; do
 				-option-rom /pvsmm/pvsmm.rom \
 				-kernel "$kernel" -initrd "$initrd" -append "$append"
 		else
+			# "window": reflection through the opt-in window path.
+			pmtimer=$kind window=
+			[ "$kind" = window ] && pmtimer=reflect window=--window
 			# shellcheck disable=SC2086
 			timeout "$run_timeout" pvsmm-vmm \
 				--firmware /pvsmm/pvsmm-fw.bin --kernel "$kernel" \
 				--initrd "$initrd" \
 				--append "$append gtod_marker=$marker" \
-				--vcpus "$vcpus" --mem 256 --pmtimer="$kind" \
-				${PVSMM_VMM_ARGS:-}
+				--vcpus "$vcpus" --mem 256 --pmtimer="$pmtimer" \
+				$window ${PVSMM_VMM_ARGS:-}
 		fi
 		rc=$?
 		# QEMU ends with status 0 on timeout's SIGTERM: say so.
