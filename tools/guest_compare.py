@@ -17,7 +17,6 @@ grouped per guest) and prints the table.
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -34,7 +33,8 @@ ORDER = ["qemu", "qemu-rom", "user", "reflect-user", "kernel-emu", "reflect",
 
 # The design's targets: gettimeofday() at least this many times faster
 # than under our VMM's userspace PM timer (by the median of the runs).
-TARGETS = {("i386", "reflect"): 1.25, ("amd64", "window"): 1.8}
+TARGETS = {("i386", "reflect"): 1.25, ("i686", "reflect"): 1.25,
+           ("amd64", "window"): 1.8}
 
 
 def fmt(value, spec):
@@ -184,7 +184,8 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--modules", choices=["auto", "stock", "patched"], default="auto",
                     help="KVM modules in L1 (auto: patched when built)")
-    ap.add_argument("--guests", default="amd64,i386", help="amd64 and/or i386")
+    ap.add_argument("--guests", default="amd64,i386",
+                    help="comma-separated: amd64, i386 (686-pae), i686 (686, no PAE)")
     ap.add_argument("--kinds", default="auto",
                     help="qemu and pvsmm-vmm modes, comma-separated (auto: all that can run)")
     ap.add_argument("--vcpus", default="1,4")
@@ -194,8 +195,11 @@ def main():
                     help="runs per configuration; the fastest is the row")
     ap.add_argument("--run-timeout", type=int, default=400)
     ap.add_argument("--i386-npt", choices=["auto", "0", "1"], default="auto",
-                    help="L1's nested paging for the i386 guest (auto: off, "
-                    "KVM's shadow MMU; 1 needs the lab's own QEMU)")
+                    help="L1's nested paging for the i386 (PAE) guest (auto: "
+                    "off, KVM's shadow MMU; 1 needs the lab's own QEMU)")
+    ap.add_argument("--i686-npt", choices=["auto", "0", "1"], default="auto",
+                    help="L1's nested paging for the i686 (non-PAE) guest "
+                    "(auto: on; 0: KVM's shadow MMU)")
     ap.add_argument("--output", default=os.path.join(TOP, "results", "guest.json"))
     ap.add_argument("--replot", action="store_true",
                     help="no lab: print the table and draw the plot from --output")
@@ -236,16 +240,16 @@ def main():
         if g in args.guests.split(",") and k in kinds:
             print("guest_compare: no %s row under %s: %s" % (g, k, why),
                   file=sys.stderr)
-    i386_npt = {"auto": None, "0": False, "1": True}[args.i386_npt]
-    if i386_npt and not lab_qemu:
+    choice = {"auto": None, "0": False, "1": True}
+    npt = {"i386": choice[args.i386_npt], "i686": choice[args.i686_npt]}
+    if npt["i386"] and not lab_qemu:
         print("guest_compare: --i386-npt 1 needs the lab's own QEMU "
               "(make qemu-lab): Debian's sets the Accessed bit in PAE PDPTEs",
               file=sys.stderr)
         return 2
     runs = guestlab.plan(args.guests.split(","), kinds,
                          [int(v) for v in args.vcpus.split(",")],
-                         args.calls, args.mono, args.repeat, cannot,
-                         i386_npt)
+                         args.calls, args.mono, args.repeat, cannot, npt)
     rc = guestlab.run_guests(runs, modules=modules, run_timeout=args.run_timeout,
                              log=os.path.join(TOP, "build/lab/guest-compare.log"))
     return report(runs, modules, args.output, png, rc)
@@ -255,11 +259,11 @@ def runs_from_log(text):
     """The runs of a lab console log, rebuilt from their frames' IDs."""
     runs = {}
     for run_id, line in guestlab.lab.frames(text):
-        m = re.match(r"(amd64|i386)-(.+)-(\d+)(?:-r\d+)?$", run_id)
-        if not m:
+        parsed = guestlab.parse_run_id(run_id)
+        if not parsed:
             continue
         if run_id not in runs:
-            run = guestlab.GuestRun(m.group(1), m.group(2), int(m.group(3)), 0, 0)
+            run = guestlab.GuestRun(*parsed, 0, 0)
             run.id = run_id
             runs[run_id] = run
         if isinstance(line, int):

@@ -35,7 +35,13 @@ import sys
 from . import lab
 
 TOP = lab.TOP
-GUESTS = ("amd64", "i386")
+# i386: Debian's 686-pae kernel (PAE paging); i686: its non-PAE 686
+# flavour (2-level paging), the same initramfs (tests/guest/README.md).
+GUESTS = ("amd64", "i386", "i686")
+# L1's nested paging per guest unless told otherwise: off for the PAE
+# guest, whose PDPTEs Debian's QEMU 7.2 (the lab's L0) marks accessed
+# under NPT (tests/guest/README.md); on for the others.
+NPT_DEFAULT = {"i386": False}
 # "window": pvsmm-vmm --pmtimer=reflect --window (the opt-in IRETQ path).
 PVSMM_MODES = ("user", "reflect-user", "kernel-emu", "reflect", "window")
 # Stock QEMU as users run it today, and with pvsmm's option ROM and shim.
@@ -47,13 +53,21 @@ QEMU_ROM_FILES = (("build/firmware/pvsmm.rom", "/pvsmm/pvsmm.rom"),
                   ("build/host/libpvsmm-preload.so", "/pvsmm/libpvsmm-preload.so"))
 
 
+def is_32bit(guest):
+    return guest in ("i386", "i686")
+
+
+def parse_run_id(run_id):
+    """(guest, kind, vcpus) of a run ID, GUEST-KIND-VCPUS[-rN], or None."""
+    m = re.match(r"(%s)-(.+)-(\d+)(?:-r\d+)?$" % "|".join(GUESTS), run_id)
+    return m and (m.group(1), m.group(2), int(m.group(3)))
+
+
 class GuestRun:
     def __init__(self, guest, kind, vcpus, calls, mono, rep=0, npt=None):
         self.guest, self.kind, self.vcpus = guest, kind, vcpus
         self.calls, self.mono = calls, mono
-        # 32-bit guests run with L1's nested paging off unless L0 is the
-        # lab's own QEMU (tests/guest/README.md).
-        self.npt = guest != "i386" if npt is None else npt
+        self.npt = NPT_DEFAULT.get(guest, True) if npt is None else npt
         self.id = "%s-%s-%d" % (guest, kind, vcpus)
         if rep:
             self.id += "-r%d" % rep
@@ -183,24 +197,21 @@ def row_of(run):
 
 
 # Configurations this lab cannot run at all: (guest, kind) -> why.
-LAB_CANNOT = {
-    ("i386", "qemu"): "stock QEMU in L1 writes TR back busy and Debian's "
-                      "QEMU 7.2 aborts at the guest's first user-mode "
-                      "exception (tests/guest/README.md; the lab's own QEMU, "
-                      "make qemu-lab, runs it)",
-}
-LAB_CANNOT[("i386", "qemu-rom")] = LAB_CANNOT[("i386", "qemu")]
-LAB_CANNOT[("i386", "window")] = ("the window path is for 64-bit guests "
-                                  "only (PML4 slot 271)")
+BUSY_TR = ("stock QEMU in L1 writes TR back busy and Debian's QEMU 7.2 "
+           "aborts at the guest's first user-mode exception "
+           "(tests/guest/README.md; the lab's own QEMU, make qemu-lab, runs it)")
+WINDOW_64 = "the window path is for 64-bit guests only (PML4 slot 271)"
+LAB_CANNOT = {(g, k): why for g in GUESTS if is_32bit(g)
+              for k, why in (("qemu", BUSY_TR), ("qemu-rom", BUSY_TR),
+                             ("window", WINDOW_64))}
 
 
 def lab_cannot(lab_qemu=False):
     """LAB_CANNOT for this lab: on the lab's own QEMU (lab.use_lab_qemu(),
-    with its fixes for 32-bit guests), stock QEMU runs i386 guests too."""
+    with its fixes for 32-bit guests), stock QEMU runs 32-bit guests too."""
     if not lab_qemu:
         return dict(LAB_CANNOT)
-    return {k: v for k, v in LAB_CANNOT.items()
-            if k not in (("i386", "qemu"), ("i386", "qemu-rom"))}
+    return {k: v for k, v in LAB_CANNOT.items() if v is not BUSY_TR}
 
 
 def qemu_rom_built():
@@ -208,14 +219,15 @@ def qemu_rom_built():
 
 
 def plan(guests, kinds, vcpus_list, calls, mono, repeat=1, cannot=None,
-         i386_npt=None):
+         npt=None):
     """The runs, all configurations once, then all again (`repeat` times),
     so that a burst of load on the lab's host spreads over the modes; the
-    guests in the order given (L1 keeps nested paging on for amd64;
-    i386_npt overrides its default of off for 32-bit guests)."""
+    guests in the order given.  npt: {guest: True/False}, L1's nested
+    paging for that guest where NPT_DEFAULT's will not do."""
     cannot = LAB_CANNOT if cannot is None else cannot
+    npt = npt or {}
     return [GuestRun(g, k, v, calls, mono, rep if repeat > 1 else 0,
-                     npt=i386_npt if g == "i386" else None)
+                     npt=npt.get(g))
             for g in guests for rep in range(1, repeat + 1)
             for v in vcpus_list for k in kinds if (g, k) not in cannot]
 

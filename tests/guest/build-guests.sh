@@ -1,11 +1,15 @@
 #!/bin/bash
-# Builds the two L2 Linux guests of the real-guest comparison, from Debian
-# packages only, into build/guest/ (nothing here is committed):
+# Builds the three L2 Linux guests of the real-guest comparison, from
+# Debian packages only, into build/guest/ (nothing here is committed):
 #
 #   build/guest/amd64/{vmlinuz,initrd.gz}  Debian's amd64 kernel, the very
 #                                          one the lab boots as L1
 #   build/guest/i386/{vmlinuz,initrd.gz}   Debian's i386 686-pae kernel of
 #                                          the same version where apt has it
+#                                          (PAE paging)
+#   build/guest/i686/{vmlinuz,initrd.gz}   the same for Debian's non-PAE 686
+#                                          flavour (2-level paging), with
+#                                          the i386 guest's very initramfs
 #
 # Each initramfs holds static busybox (of the guest's architecture), /init
 # (init.sh) and gtod-bench built for that architecture.  The i386 packages
@@ -26,11 +30,10 @@ die() { echo "build-guests: $*" >&2; exit 1; }
 kver=$("$top/tools/kver.sh")		# e.g. 6.1.0-57-amd64
 abi=${kver%-amd64}			# e.g. 6.1.0-57
 img_ver=$(dpkg-query -W -f='${Version}' "linux-image-$kver")
-i386_pkg=linux-image-$abi-686-pae
 dpkg --print-foreign-architectures | grep -qx i386 ||
 	die "the i386 architecture is not enabled: run 'make deps'"
 
-mkdir -p "$out/debs" "$out/amd64" "$out/i386"
+mkdir -p "$out/debs" "$out/amd64" "$out/i386" "$out/i686"
 
 # fetch PACKAGE[=VERSION]: the .deb into build/guest/debs, unless there;
 # prints its path, or fails (status 1) when apt cannot get it.
@@ -53,22 +56,25 @@ fetch() {
 	ls "$out/debs/${name}_"*_i386.deb | tail -n 1
 }
 
-# The i386 kernel package: the L1 kernel's own version where the verified
-# package lists have it.  Only bookworm-security carries the newest ABI,
-# and when the mirror's i386 index of that suite fails its Release check
-# apt drops the whole index: then the newest 686-pae kernel that the main
-# suite's metapackage names.  The guest runs the same test either way;
-# the version is printed and goes into the guest's own output (uname).
+# i386_kernel GUEST FLAVOUR: the i386 kernel package of that flavour
+# (686-pae, 686): the L1 kernel's own version where the verified package
+# lists have it.  Only bookworm-security carries the newest ABI, and when
+# the mirror's i386 index of that suite fails its Release check apt drops
+# the whole index: then the newest kernel of the flavour that the main
+# suite's metapackage (linux-image-FLAVOUR) names.  The guest runs the
+# same test either way; the version is printed and goes into the guest's
+# own output (uname).
 i386_kernel() {
-	local deb meta
-	if deb=$(fetch "$i386_pkg:i386=$img_ver"); then
+	local guest=$1 flavour=$2 pkg=linux-image-$abi-$2 deb meta
+	if deb=$(fetch "$pkg:i386=$img_ver"); then
 		echo "$deb"
 		return
 	fi
-	meta=$(apt-cache depends --important linux-image-686-pae:i386 2>/dev/null |
-		sed -n 's/^ *Depends: \(linux-image-[0-9][^: ]*-686-pae\).*/\1/p' | head -n 1)
-	[ -n "$meta" ] || die "could not download $i386_pkg:i386=$img_ver, and apt knows no linux-image-686-pae:i386 (apt-get update first?)"
-	echo "build-guests: $i386_pkg:i386=$img_ver is not in apt's lists; the i386 guest runs $meta instead" >&2
+	# Anchored at the flavour's end: "-686" must not take "-686-pae".
+	meta=$(apt-cache depends --important "linux-image-$flavour:i386" 2>/dev/null |
+		sed -n "s/^ *Depends: \(linux-image-[0-9][^: ]*-$flavour\)\(:.*\)\?\$/\1/p" | head -n 1)
+	[ -n "$meta" ] || die "could not download $pkg:i386=$img_ver, and apt knows no linux-image-$flavour:i386 (apt-get update first?)"
+	echo "build-guests: $pkg:i386=$img_ver is not in apt's lists; the $guest guest runs $meta instead" >&2
 	fetch "$meta:i386" || die "could not download $meta:i386"
 }
 
@@ -92,8 +98,10 @@ unpack() {
 # Kernels and busybox.
 cp "/boot/vmlinuz-$kver" "$out/amd64/vmlinuz"
 cp /bin/busybox "$out/amd64/busybox"
-deb=$(i386_kernel)
+deb=$(i386_kernel i386 686-pae)
 unpack "$deb" "boot/vmlinuz-*-686-pae" "$out/i386/vmlinuz"
+deb=$(i386_kernel i686 686)
+unpack "$deb" "boot/vmlinuz-*-686" "$out/i686/vmlinuz"
 deb=$(fetch busybox-static:i386) || die "could not download busybox-static:i386"
 unpack "$deb" bin/busybox "$out/i386/busybox"
 
@@ -127,4 +135,6 @@ for arch in amd64 i386; do
 		>"$out/$arch/initrd.gz"
 	rm -rf "$root"
 done
+# The non-PAE guest differs from the i386 one in its kernel alone.
+cp "$out/i386/initrd.gz" "$out/i686/initrd.gz"
 echo "build-guests: $(cd "$top" && ls build/guest/*/vmlinuz build/guest/*/initrd.gz | tr '\n' ' ')"

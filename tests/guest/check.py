@@ -12,8 +12,11 @@ PM timer read to userspace for the whole run (exact), `reflect`, `window`
 and `reflect-user` reflected reads, and `window` (the opt-in IRETQ path,
 64-bit guests) returned through the window.
 
-The 32-bit guest runs with L1's nested paging off, and not under stock
-QEMU, which this lab cannot run it under (tests/guest/README.md).
+The 32-bit guests (i386: Debian's 686-pae kernel; i686: its non-PAE
+686 flavour) run under pvsmm-vmm only, not under stock QEMU, which this
+lab cannot run them under, and the PAE one with L1's nested paging off
+(tests/guest/README.md).  By default the i686 guest has one run of its
+own (--also): the private path in 2-level paging, 1 vCPU, about 10 s.
 """
 import argparse
 import os
@@ -148,14 +151,25 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--modules", choices=["auto", "stock", "patched"], default="auto",
                     help="KVM modules in L1 (auto: patched when built)")
-    ap.add_argument("--guests", default="amd64,i386", help="amd64 and/or i386")
+    ap.add_argument("--guests", default="amd64,i386",
+                    help="comma-separated: amd64, i386 (686-pae), i686 (686, no PAE)")
     ap.add_argument("--vcpus", default="1,4")
     ap.add_argument("--kinds", default="auto",
                     help="comma-separated: qemu and pvsmm-vmm modes (auto: all that can run)")
     ap.add_argument("--calls", type=int, default=2000)
     ap.add_argument("--mono", type=int, default=1000)
     ap.add_argument("--run-timeout", type=int, default=300)
+    ap.add_argument("--also", default="i686-reflect-1",
+                    help="more runs in the same lab boot, GUEST-KIND-VCPUS, "
+                    "comma-separated ('' for none; default: the non-PAE "
+                    "guest's private path, 1 vCPU)")
     args = ap.parse_args()
+    also = []
+    for spec in filter(None, args.also.split(",")):
+        parsed = guestlab.parse_run_id(spec)
+        if not parsed or parsed[1] not in guestlab.KINDS:
+            ap.error("--also: %s is not GUEST-KIND-VCPUS" % spec)
+        also.append(parsed)
 
     c = Checker()
     modules = args.modules
@@ -180,6 +194,16 @@ def main():
             c.skip("%s guest under %s" % (g, k), why)
     runs = guestlab.plan(guests, kinds, [int(v) for v in args.vcpus.split(",")],
                          args.calls, args.mono)
+    for g, k, v in also:
+        spec = "%s-%s-%d" % (g, k, v)
+        if any(r.id == spec for r in runs):
+            continue
+        if k in guestlab.PATCHED_ONLY and modules != "patched":
+            c.skip(spec, "needs the patched KVM modules (build/kvm/patched)")
+        elif (g, k) in guestlab.LAB_CANNOT:
+            c.skip(spec, guestlab.LAB_CANNOT[(g, k)])
+        else:
+            runs.append(guestlab.GuestRun(g, k, v, args.calls, args.mono))
     log = os.path.join(guestlab.TOP, "build/lab/guest-check.log")
     rc = guestlab.run_guests(runs, modules=modules, run_timeout=args.run_timeout,
                              log=log)

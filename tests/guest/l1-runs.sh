@@ -7,12 +7,13 @@
 #          the shim: reflection as a KVM user gets it), or a pvsmm-vmm
 #          --pmtimer mode (user, reflect-user, kernel-emu, reflect), or
 #          window (--pmtimer=reflect --window)
-#   GUEST  amd64 or i386 (the kernel and initrd under /guest/GUEST/)
+#   GUEST  amd64, i386 (686-pae) or i686 (686, no PAE): the kernel and
+#          initrd under /guest/GUEST/
 #   CALLS  gettimeofday() calls timed by gtod-bench; MONO: clock reads per
 #          CPU in its cross-vCPU monotonicity test
 #   NPT    1 or 0: kvm_amd's nested paging for this run (kvm_amd is
-#          reloaded when it changes; 32-bit guests need 0 in this lab,
-#          tests/guest/README.md)
+#          reloaded when it changes; the PAE guest needs 0 under
+#          Debian's QEMU as L0, tests/guest/README.md)
 # Output per run, framed for pylib/pvsmmlab/guestlab.py:
 #   === RUN ID
 #   ...the guest's console and the VMM's output...
