@@ -98,6 +98,9 @@ class GuestRun:
         self.output.append(line)
         if line.startswith("GUEST-BOOTED"):
             self.booted = True
+        m = re.match(r"L1-NPT ([YN1])", line)
+        if m:
+            self.npt = m.group(1) != "N"
         m = re.match(r"GUEST-DONE rc=(\d+)", line)
         if m:
             self.done_rc = int(m.group(1))
@@ -232,10 +235,11 @@ def plan(guests, kinds, vcpus_list, calls, mono, repeat=1, cannot=None,
             for v in vcpus_list for k in kinds if (g, k) not in cannot]
 
 
-def run_guests(runs, modules="stock", run_timeout=300, log=None):
-    """Boots the lab once (no icount: L2 Linux does not finish under it)
-    and performs every run; fills in each GuestRun.  Returns the lab's
-    status (125: the lab itself failed)."""
+def run_guests(runs, modules="stock", run_timeout=300, log=None, icount=False):
+    """Boots the lab once and performs every run; fills in each GuestRun.
+    Returns the lab's status (125: the lab itself failed).  With icount,
+    L0 counts time in instructions (one per ns), so the runs' times are
+    deterministic instruction counts rather than wall time."""
     options = ["--with-qemu",
                "--add", os.path.join(TOP, "tests", "guest", "l1-runs.sh") + ":/pvsmm/l1-runs.sh"]
     for g in sorted({r.guest for r in runs}):
@@ -250,7 +254,7 @@ def run_guests(runs, modules="stock", run_timeout=300, log=None):
     # Each run is bounded inside L1; the lab's own limit covers them all
     # plus L1's boot.
     total = 120 + sum(run_timeout + 10 for _ in runs)
-    proc = lab.boot(inner, modules=modules, icount=False, timeout=total,
+    proc = lab.boot(inner, modules=modules, icount=icount, timeout=total,
                     log=log, options=options)
     by_id = {r.id: r for r in runs}
     for run_id, line in lab.frames(proc.stdout):

@@ -84,6 +84,8 @@ for spec in "$@"; do
 	append="$append gtod_calls=$calls gtod_mono=$mono gtod_settle=$settle"
 	echo "=== RUN $id"
 	set_npt "$npt" || echo "L1-KVM-AMD reload failed"
+	# In every frame, so that a run rebuilt from the log knows it.
+	echo "L1-NPT $(cat /sys/module/kvm_amd/parameters/npt)"
 	start=$(date +%s)
 	{
 		qemu="qemu-system-x86_64 -enable-kvm -cpu host -machine q35
