@@ -98,7 +98,7 @@ def check_mode(c, run):
 
 
 def rate_check_flake(run):
-    """A 32-bit kernel times the PM timer against the PIT over 50 ms at
+    """A 32-bit kernel times the PM timer against the PIT over 30 ms at
     boot and drops acpi_pm when they differ by 5% (acpi_pm.c,
     verify_pmtmr_rate).  In the emulated lab a slow read or a descheduled
     vCPU can cost that much; such a run gets one more try."""
@@ -124,7 +124,7 @@ def judge(c, runs):
     for run in runs:
         failed_before = c.failed
         # Missed twice: in this lab that is what an SMP 32-bit boot does
-        # when its vCPU is descheduled during the 50 ms it times.  The rate
+        # when its vCPU is descheduled during the 30 ms it times.  The rate
         # itself is the same definition at any vCPU count, so the 1-vCPU
         # run of the same mode, which keeps acpi_pm, vouches for it.
         single = [o for o in runs if (o.guest, o.kind, o.vcpus) ==
