@@ -1,18 +1,77 @@
 // SPDX-License-Identifier: MIT
 /* A vCPU's registers on stderr, for fatal exits and guest failures. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "guest_mem.h"
 #include "vcpu_dump.h"
 #include "util.h"
+
+/*
+ * Words from the top of the stack: with the guest kernel's System.map
+ * they name the callers of whatever a hung vCPU spins or sleeps in.
+ */
+#define DUMP_STACK_WORDS	32
+
+struct dump_buf {
+	char text[4096];
+	size_t len;
+};
+
+static void __attribute__((format(printf, 2, 3)))
+dump_add(struct dump_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->len >= sizeof(b->text))
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(b->text + b->len, sizeof(b->text) - b->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		b->len += (size_t)n;
+	if (b->len > sizeof(b->text) - 1)
+		b->len = sizeof(b->text) - 1;
+}
+
+/*
+ * Translated by KVM (KVM_TRANSLATE walks the guest's tables in its
+ * current mode), read from our copy of RAM; stops at the first word that
+ * does not translate or lies outside RAM.
+ */
+static void dump_stack(struct dump_buf *b, struct vcpu *v, uint64_t rsp,
+		       unsigned int word_size)
+{
+	unsigned int shown = 0;
+
+	for (unsigned int i = 0; i < DUMP_STACK_WORDS; i++) {
+		struct kvm_translation t = { .linear_address = rsp + i * word_size };
+		uint64_t word = 0;
+
+		if (ioctl(v->fd, KVM_TRANSLATE, &t) < 0 || !t.valid ||
+		    !guest_read_phys(v->vm, t.physical_address, &word, word_size))
+			break;
+		if (shown % 4 == 0)
+			dump_add(b, "%s  stack %016llx:", shown ? "\n" : "",
+				 (unsigned long long)t.linear_address);
+		dump_add(b, word_size == 8 ? " %016llx" : " %08llx",
+			 (unsigned long long)word);
+		shown++;
+	}
+	if (shown)
+		dump_add(b, "\n");
+}
 
 void vcpu_dump_state(struct vcpu *v)
 {
 	struct kvm_regs r;
 	struct kvm_sregs s;
 	struct kvm_mp_state mp = { .mp_state = ~0u };
+	struct dump_buf b = { .len = 0 };
 
 	ioctl(v->fd, KVM_GET_MP_STATE, &mp);	/* best effort */
 	if (ioctl(v->fd, KVM_GET_REGS, &r) < 0 ||
@@ -21,14 +80,28 @@ void vcpu_dump_state(struct vcpu *v)
 			 strerror(errno));
 		return;
 	}
-	fprintf(stderr,
-		"  vCPU %u: mp_state %u rip %016llx rsp %016llx rflags %016llx\n"
-		"  rax %016llx rbx %016llx rcx %016llx rdx %016llx\n"
-		"  rsi %016llx rdi %016llx rbp %016llx\n"
-		"  cs %04x base %llx l%u db%u dpl%u  ss %04x dpl%u\n"
-		"  cr0 %llx cr3 %llx cr4 %llx efer %llx idt %llx/%x gdt %llx/%x\n",
-		v->index, mp.mp_state, r.rip, r.rsp, r.rflags, r.rax, r.rbx, r.rcx, r.rdx,
-		r.rsi, r.rdi, r.rbp, s.cs.selector, s.cs.base, s.cs.l, s.cs.db,
-		s.cs.dpl, s.ss.selector, s.ss.dpl, s.cr0, s.cr3, s.cr4, s.efer,
-		s.idt.base, s.idt.limit, s.gdt.base, s.gdt.limit);
+	dump_add(&b,
+		 "  vCPU %u: mp_state %u rip %016llx rsp %016llx rflags %016llx\n"
+		 "  rax %016llx rbx %016llx rcx %016llx rdx %016llx\n"
+		 "  rsi %016llx rdi %016llx rbp %016llx\n"
+		 "  r8  %016llx r9  %016llx r10 %016llx r11 %016llx\n"
+		 "  r12 %016llx r13 %016llx r14 %016llx r15 %016llx\n"
+		 "  cs %04x base %llx l%u db%u dpl%u  ss %04x dpl%u\n"
+		 "  cr0 %llx cr2 %llx cr3 %llx cr4 %llx efer %llx idt %llx/%x gdt %llx/%x\n",
+		 v->index, mp.mp_state, r.rip, r.rsp, r.rflags, r.rax, r.rbx,
+		 r.rcx, r.rdx, r.rsi, r.rdi, r.rbp, r.r8, r.r9, r.r10, r.r11,
+		 r.r12, r.r13, r.r14, r.r15, s.cs.selector, s.cs.base, s.cs.l,
+		 s.cs.db, s.cs.dpl, s.ss.selector, s.ss.dpl, s.cr0, s.cr2, s.cr3,
+		 s.cr4, s.efer, s.idt.base, s.idt.limit, s.gdt.base, s.gdt.limit);
+	/* With paging on: 8-byte words in a 64-bit code segment, else 4. */
+	if (s.cr0 & 0x80000000u) {
+		uint64_t sp = s.ss.db ? (uint32_t)r.rsp : (uint16_t)r.rsp;
+
+		if (s.cs.l)
+			dump_stack(&b, v, r.rsp, 8);
+		else
+			dump_stack(&b, v, s.ss.base + sp, 4);
+	}
+	/* One write, so that vCPUs dumping at once do not interleave. */
+	fputs(b.text, stderr);
 }
