@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* A vCPU's registers on stderr, for fatal exits and guest failures. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,28 +39,60 @@ dump_add(struct dump_buf *b, const char *fmt, ...)
 		b->len = sizeof(b->text) - 1;
 }
 
+#define DUMP_EFER_LMA		(1ull << 10)
+#define DUMP_PAGE_SIZE		4096u
+
 /*
- * Translated by KVM (KVM_TRANSLATE walks the guest's tables in its
- * current mode), read from our copy of RAM; stops at the first word that
- * does not translate or lies outside RAM.
+ * len bytes at a linear address, translated by KVM (KVM_TRANSLATE walks
+ * the guest's tables in its current mode, or none with paging off) page
+ * by page, and read from our copy of guest memory.
  */
-static void dump_stack(struct dump_buf *b, struct vcpu *v, uint64_t rsp,
-		       unsigned int word_size)
+static bool read_linear(struct vcpu *v, uint64_t linear, void *buf,
+			unsigned int len)
 {
+	uint8_t *out = buf;
+
+	while (len) {
+		unsigned int chunk = DUMP_PAGE_SIZE - (linear & (DUMP_PAGE_SIZE - 1));
+		struct kvm_translation t = { .linear_address = linear };
+
+		if (chunk > len)
+			chunk = len;
+		if (ioctl(v->fd, KVM_TRANSLATE, &t) < 0 || !t.valid ||
+		    !guest_read_phys(v->vm, t.physical_address, out, chunk))
+			return false;
+		linear += chunk;
+		out += chunk;
+		len -= chunk;
+	}
+	return true;
+}
+
+/*
+ * Stack words from SS:RSP on, as wide as the stack's: 8 bytes in 64-bit
+ * mode, else 4 or 2 by SS's B bit, the offset wrapping as the CPU's does.
+ * Stops at the first word that does not translate or lies outside RAM.
+ */
+static void dump_stack(struct dump_buf *b, struct vcpu *v,
+		       const struct kvm_regs *r, const struct kvm_sregs *s)
+{
+	bool long_mode = (s->efer & DUMP_EFER_LMA) && s->cs.l;
+	unsigned int size = long_mode ? 8 : s->ss.db ? 4 : 2;
+	uint64_t offset_mask = long_mode ? ~0ull : s->ss.db ? 0xffffffffull : 0xffffull;
 	unsigned int shown = 0;
 
 	for (unsigned int i = 0; i < DUMP_STACK_WORDS; i++) {
-		struct kvm_translation t = { .linear_address = rsp + i * word_size };
+		uint64_t offset = (r->rsp + (uint64_t)i * size) & offset_mask;
+		uint64_t linear = long_mode ? offset :
+				  (uint32_t)(s->ss.base + offset);
 		uint64_t word = 0;
 
-		if (ioctl(v->fd, KVM_TRANSLATE, &t) < 0 || !t.valid ||
-		    !guest_read_phys(v->vm, t.physical_address, &word, word_size))
+		if (!read_linear(v, linear, &word, size))
 			break;
 		if (shown % 4 == 0)
 			dump_add(b, "%s  stack %016llx:", shown ? "\n" : "",
-				 (unsigned long long)t.linear_address);
-		dump_add(b, word_size == 8 ? " %016llx" : " %08llx",
-			 (unsigned long long)word);
+				 (unsigned long long)linear);
+		dump_add(b, " %0*llx", (int)size * 2, (unsigned long long)word);
 		shown++;
 	}
 	if (shown)
@@ -93,15 +126,7 @@ void vcpu_dump_state(struct vcpu *v)
 		 r.r12, r.r13, r.r14, r.r15, s.cs.selector, s.cs.base, s.cs.l,
 		 s.cs.db, s.cs.dpl, s.ss.selector, s.ss.dpl, s.cr0, s.cr2, s.cr3,
 		 s.cr4, s.efer, s.idt.base, s.idt.limit, s.gdt.base, s.gdt.limit);
-	/* With paging on: 8-byte words in a 64-bit code segment, else 4. */
-	if (s.cr0 & 0x80000000u) {
-		uint64_t sp = s.ss.db ? (uint32_t)r.rsp : (uint16_t)r.rsp;
-
-		if (s.cs.l)
-			dump_stack(&b, v, r.rsp, 8);
-		else
-			dump_stack(&b, v, s.ss.base + sp, 4);
-	}
+	dump_stack(&b, v, &r, &s);
 	/* One write, so that vCPUs dumping at once do not interleave. */
 	fputs(b.text, stderr);
 }
