@@ -34,8 +34,8 @@ make -s -C firmware/uefi test-image
 make -s build/tests/region-check
 
 fail=0
-# dump NAME PATTERN QEMU-ARGS...: boots, waits for PATTERN on the serial
-# line, dumps the first 256 MiB of RAM to $OUT/NAME.ram, quits.
+# dump NAME PATTERN QEMU-ARGS...: boots, waits for the serial line with
+# PATTERN to end, dumps the first 256 MiB of RAM to $OUT/NAME.ram, quits.
 dump() {
 	name=$1 pattern=$2
 	shift 2
@@ -49,7 +49,11 @@ import os, socket, sys, time
 log, sock, pattern, ram = sys.argv[1:]
 deadline = time.time() + 300
 while time.time() < deadline:
-    if os.path.exists(log) and pattern in open(log, errors="replace").read():
+    # The whole line: the serial port writes it a byte at a time, and a
+    # VM stopped mid-line leaves region_base a truncated address.
+    text = open(log, errors="replace").read() if os.path.exists(log) else ""
+    at = text.find(pattern)
+    if at >= 0 and "\n" in text[at:]:
         break
     time.sleep(0.2)
 else:
