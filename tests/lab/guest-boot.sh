@@ -29,8 +29,10 @@
 # ours: L1's own local APIC timer interrupts every few microseconds
 # (vector 0xec, in whatever task runs, no hrtimer expiring) and L2 never
 # gets past a spinlock with interrupts off (native_queued_spin_lock_
-# slowpath, seen in every stalled run).  The same guest boots every time
-# on the AMD lab.  Each stalled run is printed, with its registers.
+# slowpath, seen in every stalled run): the UART's IRQ handler on the port
+# lock that the code it interrupted holds, with interrupts off (the
+# README's Intel lab section).  The same guest boots every time on the
+# AMD lab.  Each stalled run is printed, with its registers.
 # --timeout (the whole lab boot, wall clock) defaults to 1800 s, or under
 # Bochs to what every allowed run of every mode may take, if more.
 # Exit status: 0 when every run passed, 1 when one failed, 125 when the
