@@ -44,17 +44,8 @@
 #include "registration.h"
 #include "guest_mem.h"
 #include "vm_stop.h"
+#include "x86.h"
 
-#define X86_CR0_PE		(1ull << 0)
-#define X86_CR0_PG		(1ull << 31)
-#define X86_CR4_PSE		(1ull << 4)
-#define X86_CR4_PAE		(1ull << 5)
-#define X86_CR4_LA57		(1ull << 12)
-#define X86_CR4_CET		(1ull << 23)
-#define X86_EFER_NXE		(1ull << 11)
-#define X86_EFER_LMA		(1ull << 10)
-#define X86_RFLAGS_TF		(1ull << 8)	/* also --fault-test's trap */
-#define X86_RFLAGS_VM		(1ull << 17)
 #define CR3_PML4_MASK		0x000ffffffffff000ull
 #define RFLAGS_HANDLER		0x2ull	/* IF=0, TF=0, DF=0 */
 #define PVCLOCK_TSC_STABLE	0x1	/* pvclock flags: masterclock in use */

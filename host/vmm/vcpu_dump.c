@@ -10,6 +10,7 @@
 #include "guest_mem.h"
 #include "vcpu_dump.h"
 #include "util.h"
+#include "x86.h"
 
 /*
  * Words from the top of the stack: with the guest kernel's System.map
@@ -39,9 +40,6 @@ dump_add(struct dump_buf *b, const char *fmt, ...)
 		b->len = sizeof(b->text) - 1;
 }
 
-#define DUMP_EFER_LMA		(1ull << 10)
-#define DUMP_PAGE_SIZE		4096u
-
 /*
  * len bytes at a linear address, translated by KVM (KVM_TRANSLATE walks
  * the guest's tables in its current mode, or none with paging off) page
@@ -53,7 +51,8 @@ static bool read_linear(struct vcpu *v, uint64_t linear, void *buf,
 	uint8_t *out = buf;
 
 	while (len) {
-		unsigned int chunk = DUMP_PAGE_SIZE - (linear & (DUMP_PAGE_SIZE - 1));
+		unsigned int chunk = PVSMM_PAGE_SIZE -
+				     (linear & (PVSMM_PAGE_SIZE - 1));
 		struct kvm_translation t = { .linear_address = linear };
 
 		if (chunk > len)
@@ -76,7 +75,7 @@ static bool read_linear(struct vcpu *v, uint64_t linear, void *buf,
 static void dump_stack(struct dump_buf *b, struct vcpu *v,
 		       const struct kvm_regs *r, const struct kvm_sregs *s)
 {
-	bool long_mode = (s->efer & DUMP_EFER_LMA) && s->cs.l;
+	bool long_mode = (s->efer & X86_EFER_LMA) && s->cs.l;
 	unsigned int size = long_mode ? 8 : s->ss.db ? 4 : 2;
 	uint64_t offset_mask = long_mode ? ~0ull : s->ss.db ? 0xffffffffull : 0xffffull;
 	unsigned int shown = 0;
