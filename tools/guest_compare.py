@@ -11,8 +11,8 @@ instructions (L2's and L1's together), the same proxy as `make demo`, and
 they repeat to within 0.1%.  Multi-vCPU runs need the lab's own QEMU (make
 qemu-lab) for that: Debian's QEMU delivers an interrupt that KVM injects
 into L2 a second time, blind to EFLAGS.IF (tests/lab/qemu/0004-*), and
-under icount every L2 Linux with several vCPUs deadlocks on it while it
-brings up its secondary CPUs.  Without the lab's own QEMU (or with
+under icount an L2 Linux with several vCPUs deadlocked on it in most
+boots while it brought up its secondary CPUs.  Without the lab's own QEMU (or with
 --timing wall) the multi-vCPU runs go in a second lab boot without
 icount, in the wall-clock time of an emulated machine: noisy, compare them
 only with each other, as ratios.  The exit counts are exact either way.
@@ -311,7 +311,7 @@ def main():
     if args.timing == "icount" and max(vcpus) > 1 and not own_qemu:
         print("guest_compare: --timing icount with several vCPUs needs the "
               "lab's own QEMU (make qemu-lab): on Debian's, an L2 Linux "
-              "deadlocks under icount while it brings up its secondary CPUs "
+              "can deadlock under icount while it brings up its secondary CPUs "
               "(tests/lab/qemu/0004-*)", file=sys.stderr)
         return 2
     choice = {"auto": None, "0": False, "1": True}

@@ -22,9 +22,11 @@ own (--also): the private path in 2-level paging, 1 vCPU, about 10 s.
 deterministic, on the lab's own QEMU (make qemu-lab), with the i386 guest
 on L1's nested paging as hosts run it.  Debian's QEMU delivers an
 interrupt that KVM injects into L2 a second time, blind to EFLAGS.IF, and
-under icount every L2 Linux with several vCPUs deadlocks on that while
+under icount an L2 Linux with several vCPUs can deadlock on that while
 it brings up its secondary CPUs (tests/lab/qemu/0004-*; make check-full
-runs this).
+runs this).  Not every boot meets it: a quiet, KASLR amd64 boot at 4
+vCPUs got through on Debian's QEMU; the same kernel with nokaslr stopped
+in each of four boots on the lab's QEMU before the fix.
 """
 import argparse
 import os
