@@ -42,6 +42,7 @@ suite time32-ref "$build/tests/time32-ref"
 suite time32 run32 "$build/tests/time32"
 suite shim env PVSMM_PORTS=0x608 PVSMM_EPOCH=0 PVSMM_MARKER_PORT=0xef8 \
 	"$build/tests/shim-tests"
+suite vcpu-dump "$build/tests/dump-tests"
 suite cmdline sh "$here/cmdline.sh" "$build/host/pvsmm-vmm"
 suite acpi sh "$here/acpi-check.sh" "$build/tests/acpi-dump"
 suite pmtimer-py python3 "$here/test_pmtimer.py" "$build/tests/libpmticks.so"

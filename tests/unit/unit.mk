@@ -14,7 +14,8 @@ UNIT_CFLAGS  := $(CFLAGS) -D_GNU_SOURCE -iquote host/vmm \
 		-iquote host/vmm/devices -iquote tests/unit \
 		-iquote $(BUILD)/host/vmm	# dsdt.hex, from dsdt.asl
 UNIT_SRCS    := $(filter-out tests/unit/test_shim.c tests/unit/fake_kvm.c \
-			      tests/unit/acpi_dump.c tests/unit/region-check.c,\
+			      tests/unit/acpi_dump.c tests/unit/region-check.c \
+			      tests/unit/test_vcpu_dump.c,\
 			    $(wildcard tests/unit/*.c)) \
 		$(addprefix host/vmm/,pm_ticks.c descriptor.c insn.c e820.c \
 				      acpi.c linux_boot.c pio_table.c io.c \
@@ -44,6 +45,15 @@ $(UNIT_BUILD)/shim-tests: $(SHIM_TEST_SRCS) $(wildcard host/qemu-shim/*.h) \
 			  tests/unit/fake_kvm.h tests/unit/test.h
 	@mkdir -p $(UNIT_BUILD)
 	$(CC) $(SHIM_TEST_CFLAGS) -o $@ $(SHIM_TEST_SRCS) -pthread
+
+# The vCPU dump (vcpu_dump.c) against a hostile guest: its own binary,
+# since the test defines ioctl() (a fake KVM for the vCPU).
+DUMP_TEST_SRCS := tests/unit/test_vcpu_dump.c \
+		  $(addprefix host/vmm/,vcpu_dump.c guest_mem.c util.c)
+
+$(UNIT_BUILD)/dump-tests: $(DUMP_TEST_SRCS) $(UNIT_HDRS)
+	@mkdir -p $(UNIT_BUILD)
+	$(CC) $(UNIT_CFLAGS) -o $@ $(DUMP_TEST_SRCS)
 
 # The ACPI tables as files, for `iasl -d` (tests/unit/acpi-check.sh).
 $(UNIT_BUILD)/acpi-dump: tests/unit/acpi_dump.c host/vmm/acpi.c host/vmm/acpi.h host
@@ -80,5 +90,5 @@ $(UNIT_BUILD)/libpmticks.so: host/vmm/pm_ticks.c host/vmm/pm_ticks.h
 deps-unit:
 	@tools/install-deps.sh unit
 
-unit: $(UNIT_BUILD)/libpmticks.so $(UNIT_BUILD)/acpi-dump $(UNIT_BUILD)/unit-tests $(UNIT_BUILD)/shim-tests $(UNIT_BUILD)/time32-ref $(UNIT_BUILD)/time32 host shim | deps-unit
+unit: $(UNIT_BUILD)/libpmticks.so $(UNIT_BUILD)/acpi-dump $(UNIT_BUILD)/unit-tests $(UNIT_BUILD)/shim-tests $(UNIT_BUILD)/dump-tests $(UNIT_BUILD)/time32-ref $(UNIT_BUILD)/time32 host shim | deps-unit
 	tests/unit/run.sh $(BUILD)
