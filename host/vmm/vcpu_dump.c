@@ -43,10 +43,12 @@ dump_add(struct dump_buf *b, const char *fmt, ...)
 /*
  * len bytes at a linear address, translated by KVM (KVM_TRANSLATE walks
  * the guest's tables in its current mode, or none with paging off) page
- * by page, and read from our copy of guest memory.
+ * by page, and read from our copy of guest memory.  linear_mask is the
+ * mode's linear address space: outside long mode, a word that crosses
+ * 4 GiB goes on at 0, as on the CPU.
  */
-static bool read_linear(struct vcpu *v, uint64_t linear, void *buf,
-			unsigned int len)
+static bool read_linear(struct vcpu *v, uint64_t linear, uint64_t linear_mask,
+			void *buf, unsigned int len)
 {
 	uint8_t *out = buf;
 
@@ -60,7 +62,7 @@ static bool read_linear(struct vcpu *v, uint64_t linear, void *buf,
 		if (ioctl(v->fd, KVM_TRANSLATE, &t) < 0 || !t.valid ||
 		    !guest_read_phys(v->vm, t.physical_address, out, chunk))
 			return false;
-		linear += chunk;
+		linear = (linear + chunk) & linear_mask;
 		out += chunk;
 		len -= chunk;
 	}
@@ -86,7 +88,8 @@ static void dump_stack(struct dump_buf *b, struct vcpu *v,
 				  (uint32_t)(s->ss.base + offset);
 		uint64_t word = 0;
 
-		if (!read_linear(v, linear, &word, size))
+		if (!read_linear(v, linear, long_mode ? ~0ull : 0xffffffffull,
+				 &word, size))
 			break;
 		if (shown % 4 == 0)
 			dump_add(b, "%s  stack %016llx:", shown ? "\n" : "",

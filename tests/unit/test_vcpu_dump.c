@@ -682,20 +682,24 @@ static void test_stack_32(void)
 	CHECK(lin[1] == 0xfffffffc && lin[2] == 0, "%s: the model", current);
 
 	/*
-	 * ESP 0xfffffffe, a word across 4 GiB: the CPU faults on the limit.
-	 * The dump reads the second half at 4 GiB (not backed: no word), or,
-	 * wrapping, at 0; either is safe, neither reads outside guest memory.
+	 * ESP 0xfffffffe, a word across 4 GiB (the CPU would fault on the
+	 * limit): the dump reads its second half at 0, as the 32-bit linear
+	 * address space wraps, never at 4 GiB.
 	 */
 	reset("32-bit word across 4 GiB");
 	mode_legacy(X86_CR0_PE, true);
 	fake.regs.rsp = 0xfffffffe;
 	fake.dflt = XD_IDENTITY;
+	put(0xfffffffe, 0xbeef, 2);
+	put(0, 0xdead, 2);
 	dump();
 	check_sane();
 	CHECK(fake.translates >= 2 && fake.asked[0] == 0xfffffffe &&
-	      (fake.asked[1] == ROM_END || fake.asked[1] == 0),
-	      "%s: %u translations, the second for %llx", current,
-	      fake.translates, (unsigned long long)fake.asked[1]);
+	      fake.asked[1] == 0 && out.nwords == STACK_WORDS &&
+	      out.word[0] == 0xdeadbeef,
+	      "%s: %u translations, the second for %llx, %u words, first %llx",
+	      current, fake.translates, (unsigned long long)fake.asked[1],
+	      out.nwords, (unsigned long long)out.word[0]);
 }
 
 /* 7: RSP at the top of the 64-bit address space: the offset wraps. */
