@@ -70,9 +70,23 @@ static bool read_linear(struct vcpu *v, uint64_t linear, uint64_t linear_mask,
 }
 
 /*
+ * Whether a 64-bit linear address is canonical (48 bits, or 57 with LA57).
+ * KVM_TRANSLATE does not check: it walks the address by its low bits, so
+ * a non-canonical one would show what the CPU could never read there.
+ */
+static bool is_canonical(uint64_t linear, bool la57)
+{
+	uint64_t top = linear >> (la57 ? 56 : 47);
+
+	return top == 0 || top == (~0ull >> (la57 ? 56 : 47));
+}
+
+/*
  * Stack words from SS:RSP on, as wide as the stack's: 8 bytes in 64-bit
  * mode, else 4 or 2 by SS's B bit, the offset wrapping as the CPU's does.
- * Stops at the first word that does not translate or lies outside RAM.
+ * Stops at the first word that does not translate, lies outside RAM or,
+ * in 64-bit mode, is not canonical.  A line holds up to four words at
+ * consecutive addresses: where the offset wraps, a new line starts.
  */
 static void dump_stack(struct dump_buf *b, struct vcpu *v,
 		       const struct kvm_regs *r, const struct kvm_sregs *s)
@@ -80,7 +94,10 @@ static void dump_stack(struct dump_buf *b, struct vcpu *v,
 	bool long_mode = (s->efer & X86_EFER_LMA) && s->cs.l;
 	unsigned int size = long_mode ? 8 : s->ss.db ? 4 : 2;
 	uint64_t offset_mask = long_mode ? ~0ull : s->ss.db ? 0xffffffffull : 0xffffull;
-	unsigned int shown = 0;
+	uint64_t linear_mask = long_mode ? ~0ull : 0xffffffffull;
+	bool la57 = s->cr4 & X86_CR4_LA57;
+	uint64_t next = 0;
+	unsigned int shown = 0, in_line = 0;
 
 	for (unsigned int i = 0; i < DUMP_STACK_WORDS; i++) {
 		uint64_t offset = (r->rsp + (uint64_t)i * size) & offset_mask;
@@ -88,13 +105,20 @@ static void dump_stack(struct dump_buf *b, struct vcpu *v,
 				  (uint32_t)(s->ss.base + offset);
 		uint64_t word = 0;
 
-		if (!read_linear(v, linear, long_mode ? ~0ull : 0xffffffffull,
-				 &word, size))
+		if (long_mode && (!is_canonical(linear, la57) ||
+				  !is_canonical(linear + size - 1, la57)))
 			break;
-		if (shown % 4 == 0)
-			dump_add(b, "%s  stack %016llx:", shown ? "\n" : "",
-				 (unsigned long long)linear);
+		if (!read_linear(v, linear, linear_mask, &word, size))
+			break;
+		if (in_line == 4 || (shown && linear != next)) {
+			dump_add(b, "\n");
+			in_line = 0;
+		}
+		if (in_line == 0)
+			dump_add(b, "  stack %016llx:", (unsigned long long)linear);
 		dump_add(b, " %0*llx", (int)size * 2, (unsigned long long)word);
+		next = (linear + size) & linear_mask;
+		in_line++;
 		shown++;
 	}
 	if (shown)

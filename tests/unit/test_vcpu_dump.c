@@ -363,6 +363,30 @@ static unsigned int first_diff(const uint64_t *got, const uint64_t *want,
 }
 
 /*
+ * Where the dump's stack lines start: up to four words a line, a new one
+ * where the next word is not at the next address (the offset wrapped; in
+ * 32-bit modes, 4 GiB wraps to 0).  Returns how many lines.
+ */
+static unsigned int line_starts(const uint64_t *lin, unsigned int n,
+				unsigned int size, uint64_t *starts)
+{
+	unsigned int lines = 0, in_line = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		bool follows = i && (lin[i] == lin[i - 1] + size ||
+				     (lin[i] == 0 &&
+				      lin[i - 1] + size == 0x100000000ull));
+
+		if (in_line == 4 || !follows) {
+			starts[lines++] = lin[i];
+			in_line = 0;
+		}
+		in_line++;
+	}
+	return lines;
+}
+
+/*
  * n words of size bytes, the i-th at linear lin[i] holding val[i] (NULL:
  * not checked), the registers before them; then the translations, asked
  * for exactly the addresses of asked[].  (A failing CHECK's message is
@@ -372,7 +396,8 @@ static void expect(unsigned int n, unsigned int size, const uint64_t *lin,
 		   const uint64_t *val, unsigned int nasked,
 		   const uint64_t *asked)
 {
-	unsigned int m = min_u(out.nwords, n), i;
+	unsigned int m = min_u(out.nwords, n), i, nlines;
+	uint64_t starts[STACK_WORDS];
 
 	check_sane();
 	CHECK(out.header, "%s: no registers:\n%s", current, out.text);
@@ -388,14 +413,15 @@ static void expect(unsigned int n, unsigned int size, const uint64_t *lin,
 		      i, (unsigned long long)out.word[i],
 		      (unsigned long long)val[i], out.text);
 	}
-	CHECK(out.nlines == (n + 3) / 4, "%s: %u stack lines", current,
-	      out.nlines);
-	m = min_u(out.nlines, (n + 3) / 4);
-	for (i = 0; i < m && out.line_addr[i] == lin[4 * i]; i++)
+	nlines = line_starts(lin, n, size, starts);
+	CHECK(out.nlines == nlines, "%s: %u stack lines, want %u:\n%s",
+	      current, out.nlines, nlines, out.text);
+	m = min_u(out.nlines, nlines);
+	for (i = 0; i < m && out.line_addr[i] == starts[i]; i++)
 		;
 	CHECK(i == m, "%s: stack line %u at %llx, want %llx", current, i,
 	      (unsigned long long)out.line_addr[i],
-	      (unsigned long long)lin[4 * i]);
+	      (unsigned long long)starts[i]);
 	CHECK(fake.translates == nasked, "%s: %u translations, want %u",
 	      current, fake.translates, nasked);
 	m = min_u(min_u(fake.translates, nasked), MAX_ASKED);
@@ -444,21 +470,66 @@ static void test_full_stack(void)
 	      current, line + 1, out.text);
 }
 
-/* 2: RSP that does not translate (non-canonical, or the ioctl fails). */
+/*
+ * 2: RSP that does not translate, or must not be translated: KVM walks a
+ * non-canonical address by its low bits (here: every page is there), so
+ * the dump itself must refuse it.
+ */
 static void test_no_translation(void)
 {
 	const uint64_t rsp = 0x8000000000000000ull;
+	uint64_t lin[STACK_WORDS], val[STACK_WORDS];
 
 	reset("non-canonical RSP, KVM_GET_MP_STATE failing");
 	mode_64();
 	fake.regs.rsp = rsp;
 	fake.fail_mp = EINVAL;	/* best effort: shown as ~0 */
+	fake.dflt = XD_ALIAS;
+	fake.alias_phys = 0x6000;
 	dump();
-	expect_none(rsp);
+	expect(0, 8, NULL, NULL, 0, NULL);
 	CHECK(strstr(out.text, "mp_state 4294967295 ") != NULL,
 	      "%s: mp_state:\n%s", current, out.text);
 	CHECK(strstr(out.text, "rsp 8000000000000000") != NULL, "%s: rsp",
 	      current);
+
+	/* The user half's last words, then the hole: three words. */
+	reset("stack running into the non-canonical hole");
+	mode_64();
+	fake.regs.rsp = 0x00007fffffffffe8ull;
+	fake.dflt = XD_ALIAS;
+	fake.alias_phys = 0x6000;
+	for (unsigned int i = 0; i < 3; i++) {
+		lin[i] = fake.regs.rsp + 8 * i;
+		val[i] = 0x4011000000000000ull + i;
+		put(0x6fe8 + 8 * i, val[i], 8);
+	}
+	dump();
+	expect(3, 8, lin, val, 3, lin);
+
+	/* With LA57 the same addresses are canonical: the stack goes on. */
+	reset("the same stack with LA57");
+	mode_64();
+	fake.sregs.cr4 |= X86_CR4_LA57;
+	fake.regs.rsp = 0x00007fffffffffe8ull;
+	fake.dflt = XD_ALIAS;
+	fake.alias_phys = 0x6000;
+	for (unsigned int i = 0; i < STACK_WORDS; i++) {
+		lin[i] = fake.regs.rsp + 8 * i;
+		val[i] = 0x1a57000000000000ull + i;
+		put(0x6000 + ((0xfe8 + 8 * i) & 0xfff), val[i], 8);
+	}
+	dump();
+	expect(STACK_WORDS, 8, lin, val, STACK_WORDS, lin);
+
+	/* A word whose last byte is past the hole: not read either. */
+	reset("a word across the start of the hole");
+	mode_64();
+	fake.regs.rsp = 0x00007ffffffffffcull;
+	fake.dflt = XD_ALIAS;
+	fake.alias_phys = 0x6000;
+	dump();
+	expect(0, 8, NULL, NULL, 0, NULL);
 
 	reset("KVM_TRANSLATE fails");
 	mode_64();
@@ -702,6 +773,26 @@ static void test_stack_32(void)
 	      out.nwords, (unsigned long long)out.word[0]);
 }
 
+/* 6b: CS.L without EFER.LMA means nothing: a 32-bit stack. */
+static void test_cs_l_legacy(void)
+{
+	uint64_t lin[STACK_WORDS], val[STACK_WORDS];
+
+	reset("CS.L=1 in protected mode");
+	mode_legacy(X86_CR0_PE, true);
+	fake.sregs.cs.l = 1;
+	fake.sregs.ss.base = 0x20000;
+	fake.regs.rsp = 0xffffffff00000100ull;	/* only ESP counts */
+	fake.dflt = XD_IDENTITY;
+	for (unsigned int i = 0; i < STACK_WORDS; i++) {
+		lin[i] = 0x20100 + 4 * i;
+		val[i] = 0x32320000 + i;
+		put(lin[i], val[i], 4);
+	}
+	dump();
+	expect(STACK_WORDS, 4, lin, val, STACK_WORDS, lin);
+}
+
 /* 7: RSP at the top of the 64-bit address space: the offset wraps. */
 static void test_rsp_wraps(void)
 {
@@ -834,6 +925,7 @@ int main(void)
 	test_page_boundary();
 	test_stack_16();
 	test_stack_32();
+	test_cs_l_legacy();
 	test_rsp_wraps();
 	test_no_registers();
 	test_alias();
