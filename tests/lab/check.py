@@ -5,8 +5,9 @@
 One deterministic (icount) boot of the lab per module kind, on kvm-amd
 (--cpu amd, QEMU) or kvm-intel (--cpu intel, Bochs).  The boot first
 checks the lab's own CPU: l0-check (tests/lab/l0-check.c) must pass, or
-an L0 that leaks NMI blocking between VMCSs, or that keeps L1's interrupts
-from a spinning L2, would fail the pvsmm checks for reasons not theirs.
+an L0 that leaks NMI blocking between VMCSs, that keeps L1's interrupts
+from a spinning L2, or that delivers an L2 interrupt while L2 has IF=0,
+would fail the pvsmm checks for reasons not theirs.
 The self-test runs in each of its guest paging modes (long, PAE, 2-level:
 the handler's 64-bit and 32-bit entries) with 1 and 4 vCPUs, and the
 reflecting modes once more with --window (the IRETQ path, long mode only).
@@ -217,7 +218,7 @@ def main():
     if rc == 125:
         c.fail("the lab itself failed (see build/lab/last-console.log)")
     l0 = others.get("l0-check", {"rc": None, "output": []})
-    if c.check(what, "L0 sound (l0-check: L2 spin exits, NMI blocking per VMCS)",
+    if c.check(what, "L0 sound (l0-check: L2 spin exits, a masked interrupt waits, NMI blocking per VMCS)",
                l0["rc"] == 0, "l0-check rc=%s" % l0["rc"]):
         print("ok   %s: L0 sound (l0-check)" % what)
     else:
