@@ -21,8 +21,8 @@
 # with SIGTERM, which makes pvsmm-vmm dump the vCPUs' registers.  Its
 # default is 300 seconds of L1 time, 16 under Bochs (--cpu intel), whose
 # L1 second takes 20-30 s of ours: a run there takes 2.4 to 6.4 s of L1
-# time (pvsmm-vmm times its VM at 2.35 s; the rest, in steps of 1.6 s,
-# goes by in L1 before or after it), and a hung one must end well within
+# time (pvsmm-vmm times its VM at 2.35 s; in some runs 1.6 to 4 s more
+# go by in L1 before or after it), and a hung one must end well within
 # the lab's own timeout.
 #
 # --retries N (default 1): a run stopped by --l1-timeout is run again, up
@@ -67,13 +67,14 @@ if [ -z "$l1_timeout" ]; then
 	[ $bochs = 1 ] && l1_timeout=16
 fi
 [[ $vcpus =~ ^[1-9][0-9]*$ && $l1_timeout =~ ^[1-9][0-9]*$ && $retries =~ ^[1-9]$ && $modes =~ ^[a-z\ -]+$ ]] || usage
-# The lab's own limit (default): room for every run a mode may take, at
-# 30 s of ours per L1 second under Bochs, after 10 minutes to boot L1.
+# The lab's own limit (default): room for every run a mode may take (its
+# --l1-timeout and 8 s of L1 time around it), at 30 s of ours per L1
+# second under Bochs, after 10 minutes to boot L1.
 if [ -z "$timeout" ]; then
 	timeout=1800
 	runs=$(( $(echo $modes | wc -w) * retries ))
-	if [ $bochs = 1 ] && [ $((600 + runs * l1_timeout * 30)) -gt $timeout ]; then
-		timeout=$((600 + runs * l1_timeout * 30))
+	if [ $bochs = 1 ] && [ $((600 + runs * (l1_timeout + 8) * 30)) -gt $timeout ]; then
+		timeout=$((600 + runs * (l1_timeout + 8) * 30))
 	fi
 fi
 g=$root/build/guest/amd64
