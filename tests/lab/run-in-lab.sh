@@ -68,6 +68,9 @@
 # see tests/lab/bochs/README.md).
 # PVSMM_LAB_CPU replaces QEMU's CPU model (default EPYC,+svm,+npt), e.g. to
 # add la57.
+# PVSMM_LAB_MONITOR=SOCKET gives QEMU's HMP monitor on that Unix socket, so
+# that a lab that hangs can be looked at from here while it is stuck
+# (info lapic, info registers: where L1 is, and whether its timer is armed).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -352,6 +355,8 @@ if [ "$cpu" = amd ]; then
 		-drive "if=pflash,format=raw,unit=1,file=$sb_vars")
 	# shellcheck disable=SC2054
 	[ "$icount" = 1 ] && qemu+=(-icount shift=0,sleep=off)
+	[ -n "${PVSMM_LAB_MONITOR:-}" ] &&
+		qemu+=(-monitor "unix:$PVSMM_LAB_MONITOR,server,nowait")
 	timeout --foreground -k 10 "$timeout_s" "${qemu[@]}" </dev/null 2>&1 |
 		tr -d '\r' >"$console"
 	emu_rc=${PIPESTATUS[0]}
