@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "descriptor.h"
+#include "x86.h"
 
 #define PAGE_MASK	((uint64_t)PVSMM_PAGE_SIZE - 1)
 #define GIB4		0x100000000ull
@@ -64,10 +65,7 @@ static unsigned int walk_index(const struct pvsmm_walk_config *cfg,
 
 static bool canonical(const struct pvsmm_walk_config *cfg, uint64_t va)
 {
-	unsigned int bits = cfg->levels == 5 ? 57 : 48;
-	int64_t sext = (int64_t)(va << (64 - bits)) >> (64 - bits);
-
-	return (uint64_t)sext == va;
+	return x86_canonical(va, cfg->levels == 5);
 }
 
 enum pvsmm_walk_status pvsmm_walk(const struct pvsmm_guest_mem *mem,

@@ -70,18 +70,6 @@ static bool read_linear(struct vcpu *v, uint64_t linear, uint64_t linear_mask,
 }
 
 /*
- * Whether a 64-bit linear address is canonical (48 bits, or 57 with LA57).
- * KVM_TRANSLATE does not check: it walks the address by its low bits, so
- * a non-canonical one would show what the CPU could never read there.
- */
-static bool is_canonical(uint64_t linear, bool la57)
-{
-	uint64_t top = linear >> (la57 ? 56 : 47);
-
-	return top == 0 || top == (~0ull >> (la57 ? 56 : 47));
-}
-
-/*
  * Stack words from SS:RSP on, as wide as the stack's: 8 bytes in 64-bit
  * mode, else 4 or 2 by SS's B bit, the offset wrapping as the CPU's does.
  * Stops at the first word that does not translate, lies outside RAM or,
@@ -105,8 +93,10 @@ static void dump_stack(struct dump_buf *b, struct vcpu *v,
 				  (uint32_t)(s->ss.base + offset);
 		uint64_t word = 0;
 
-		if (long_mode && (!is_canonical(linear, la57) ||
-				  !is_canonical(linear + size - 1, la57)))
+		/* KVM_TRANSLATE walks a non-canonical address by its low
+		 * bits: it would show what the CPU could never read there. */
+		if (long_mode && (!x86_canonical(linear, la57) ||
+				  !x86_canonical(linear + size - 1, la57)))
 			break;
 		if (!read_linear(v, linear, linear_mask, &word, size))
 			break;

@@ -38,7 +38,6 @@ unsigned long test_passed, test_failed;
 #define PAGE		((uint64_t)PVSMM_PAGE_SIZE)
 #define PAGE_MASK	(~(PAGE - 1))
 #define FAKE_VCPU_FD	1000	/* never opened: only our ioctl() knows it */
-#define X86_EFER_LME	(1ull << 8)
 #define STACK_WORDS	32	/* DUMP_STACK_WORDS */
 #define MAX_TRANSLATES	(2 * STACK_WORDS)	/* a word spans <= 2 pages */
 #define RUNAWAY		4096	/* translations: the dump is looping */
@@ -215,6 +214,15 @@ static void mode_64(void)
 	/* Ignored in 64-bit mode: the stack is 8 bytes wide, flat. */
 	fake.sregs.ss.db = 0;
 	fake.sregs.ss.base = 0xdead0000;
+}
+
+/* 64-bit mode at rsp, tables that send every page to 0x6000. */
+static void mode_64_aliased(uint64_t rsp)
+{
+	mode_64();
+	fake.regs.rsp = rsp;
+	fake.dflt = XD_ALIAS;
+	fake.alias_phys = 0x6000;
 }
 
 /* Real or protected mode, paging off; big: SS's B bit (32-bit stack). */
@@ -481,11 +489,8 @@ static void test_no_translation(void)
 	uint64_t lin[STACK_WORDS], val[STACK_WORDS];
 
 	reset("non-canonical RSP, KVM_GET_MP_STATE failing");
-	mode_64();
-	fake.regs.rsp = rsp;
+	mode_64_aliased(rsp);
 	fake.fail_mp = EINVAL;	/* best effort: shown as ~0 */
-	fake.dflt = XD_ALIAS;
-	fake.alias_phys = 0x6000;
 	dump();
 	expect(0, 8, NULL, NULL, 0, NULL);
 	CHECK(strstr(out.text, "mp_state 4294967295 ") != NULL,
@@ -495,10 +500,7 @@ static void test_no_translation(void)
 
 	/* The user half's last words, then the hole: three words. */
 	reset("stack running into the non-canonical hole");
-	mode_64();
-	fake.regs.rsp = 0x00007fffffffffe8ull;
-	fake.dflt = XD_ALIAS;
-	fake.alias_phys = 0x6000;
+	mode_64_aliased(0x00007fffffffffe8ull);
 	for (unsigned int i = 0; i < 3; i++) {
 		lin[i] = fake.regs.rsp + 8 * i;
 		val[i] = 0x4011000000000000ull + i;
@@ -509,11 +511,8 @@ static void test_no_translation(void)
 
 	/* With LA57 the same addresses are canonical: the stack goes on. */
 	reset("the same stack with LA57");
-	mode_64();
+	mode_64_aliased(0x00007fffffffffe8ull);
 	fake.sregs.cr4 |= X86_CR4_LA57;
-	fake.regs.rsp = 0x00007fffffffffe8ull;
-	fake.dflt = XD_ALIAS;
-	fake.alias_phys = 0x6000;
 	for (unsigned int i = 0; i < STACK_WORDS; i++) {
 		lin[i] = fake.regs.rsp + 8 * i;
 		val[i] = 0x1a57000000000000ull + i;
@@ -524,10 +523,7 @@ static void test_no_translation(void)
 
 	/* A word whose last byte is past the hole: not read either. */
 	reset("a word across the start of the hole");
-	mode_64();
-	fake.regs.rsp = 0x00007ffffffffffcull;
-	fake.dflt = XD_ALIAS;
-	fake.alias_phys = 0x6000;
+	mode_64_aliased(0x00007ffffffffffcull);
 	dump();
 	expect(0, 8, NULL, NULL, 0, NULL);
 
@@ -871,10 +867,7 @@ static void test_alias(void)
 	uint64_t lin[STACK_WORDS], val[STACK_WORDS], asked[STACK_WORDS + 1];
 
 	reset("every page aliased");
-	mode_64();
-	fake.regs.rsp = rsp;
-	fake.dflt = XD_ALIAS;
-	fake.alias_phys = 0x6000;
+	mode_64_aliased(rsp);
 	for (unsigned int i = 0; i < STACK_WORDS; i++) {
 		lin[i] = rsp + 8 * i;
 		val[i] = 0xa11a000000000000ull + i;
